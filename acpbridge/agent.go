@@ -1,0 +1,55 @@
+package acpbridge
+
+import (
+	"context"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// Agent is what the bot drives: one implementation wraps Codex's app-server in
+// process, another speaks ACP to an external agent over stdio.
+type Agent interface {
+	// NewSession starts a fresh session working in cwd.
+	NewSession(ctx context.Context, cwd string) (acp.SessionId, error)
+	// LoadSession reopens a session created earlier (by this process or an
+	// earlier one), replaying its history into sink. It returns ErrLoadUnsupported
+	// when the agent cannot load sessions.
+	LoadSession(ctx context.Context, id acp.SessionId, cwd string, sink Sink) error
+	// Prompt runs one turn and returns when it ends. Updates stream into sink
+	// while it runs. A turn that fails returns an error carrying the agent's
+	// message; a cancelled turn returns acp.StopReasonCancelled and no error.
+	Prompt(ctx context.Context, id acp.SessionId, text string, sink Sink) (acp.StopReason, error)
+	// Cancel asks the running turn of the session to stop; Prompt then returns.
+	Cancel(ctx context.Context, id acp.SessionId) error
+	// Close stops the agent and every process it owns.
+	Close() error
+}
+
+// Sink receives what a turn produces. Implementations must not block: they are
+// called from the goroutine that reads the agent's protocol stream.
+type Sink interface {
+	// Update delivers one ACP session update, in the order the agent sent it.
+	Update(acp.SessionUpdate)
+	// Notice delivers something the user should see that is not part of the
+	// answer: a warning, an error, a policy decision.
+	Notice(Notice)
+}
+
+// NoticeLevel says how a Notice should be shown.
+type NoticeLevel string
+
+const (
+	NoticeInfo    NoticeLevel = "info"
+	NoticeWarning NoticeLevel = "warning"
+	NoticeError   NoticeLevel = "error"
+)
+
+// Notice is a line for the card's progress section, never for its body.
+type Notice struct {
+	Level NoticeLevel
+	Text  string
+}
+
+// PermissionFunc decides a permission request the agent raised during a turn.
+// It is called on its own goroutine and may block until someone answers.
+type PermissionFunc func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse
