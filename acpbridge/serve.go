@@ -1,0 +1,304 @@
+package acpbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// ServedAgentName is the agentInfo.name ServeACP announces.
+const ServedAgentName = "wecodex"
+
+// ServeOptions configures ServeACP.
+type ServeOptions struct {
+	// Version is announced as agentInfo.version.
+	Version string
+	// Permissions, when set, is attached to the connection for as long as
+	// ServeACP runs, so permission requests the Agent raises through it reach
+	// the ACP client as session/request_permission.
+	Permissions *ClientPermissions
+}
+
+// ServeACP serves agent as an ACP agent over in/out (newline-delimited JSON-RPC,
+// protocol version 1) until the client disconnects or ctx ends. out carries
+// nothing but ACP messages; diagnostics go to log. ServeACP does not close
+// agent: the caller owns it.
+//
+// session/new, session/load, session/prompt and session/cancel map onto the
+// Agent's methods. Updates the Agent produces become session/update
+// notifications, written by one goroutine per session in the order produced,
+// so a slow client never blocks the Agent's reader; a turn's response is sent
+// only after all its updates. Notices travel as agent_thought_chunk marked
+// with _meta {"wecodex": {"notice": "<level>"}} (see NoticeUpdate).
+func ServeACP(ctx context.Context, agent Agent, in io.Reader, out io.Writer, log *slog.Logger, opts ServeOptions) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{agent: agent, log: log, version: opts.Version, ctx: ctx, queues: map[acp.SessionId]*orderedQueue{}}
+	conn := acp.NewAgentSideConnection(s, out, in)
+	conn.SetLogger(log)
+	s.conn = conn
+	if opts.Permissions != nil {
+		opts.Permissions.attach(s)
+		defer opts.Permissions.detach(s)
+	}
+	defer s.closeQueues()
+
+	select {
+	case <-conn.Done():
+		log.Info("acp client disconnected")
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// server is the acp.Agent that ServeACP hands to the SDK.
+type server struct {
+	agent   Agent
+	log     *slog.Logger
+	version string
+	ctx     context.Context // ServeACP's: outlives any single request
+	conn    *acp.AgentSideConnection
+
+	mu     sync.Mutex
+	queues map[acp.SessionId]*orderedQueue
+	closed bool
+}
+
+var _ acp.Agent = (*server)(nil)
+var _ acp.AgentLoader = (*server)(nil)
+
+func (s *server) Initialize(_ context.Context, req acp.InitializeRequest) (acp.InitializeResponse, error) {
+	s.log.Info("acp client connected", "protocol_version", req.ProtocolVersion)
+	return acp.InitializeResponse{
+		ProtocolVersion:   acp.ProtocolVersionNumber,
+		AgentInfo:         &acp.Implementation{Name: ServedAgentName, Version: s.version},
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
+		AuthMethods:       []acp.AuthMethod{},
+	}, nil
+}
+
+func (s *server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (s *server) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	id, err := s.agent.NewSession(ctx, req.Cwd)
+	if err != nil {
+		return acp.NewSessionResponse{}, fmt.Errorf("new session in %s: %w", req.Cwd, err)
+	}
+	s.log.Info("session started", "session", id)
+	return acp.NewSessionResponse{SessionId: id}, nil
+}
+
+func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	q, err := s.queue(req.SessionId)
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	if err := s.agent.LoadSession(ctx, req.SessionId, req.Cwd, s.sink(req.SessionId, q)); err != nil {
+		return acp.LoadSessionResponse{}, fmt.Errorf("load session %s: %w", req.SessionId, err)
+	}
+	// The replay must reach the client before the response says it is done.
+	if err := q.flush(ctx); err != nil {
+		return acp.LoadSessionResponse{}, fmt.Errorf("load session %s: send history: %w", req.SessionId, err)
+	}
+	s.log.Info("session loaded", "session", req.SessionId)
+	return acp.LoadSessionResponse{}, nil
+}
+
+func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptResponse, error) {
+	q, err := s.queue(req.SessionId)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	// The SDK cancels ctx on session/cancel (and on $/cancel_request) before
+	// it calls Cancel. The turn runs on ServeACP's context instead, so the
+	// Agent stops it the normal way and reports StopReasonCancelled; a
+	// cancelled request context is only turned into a Cancel call.
+	stop := context.AfterFunc(ctx, func() {
+		if err := s.agent.Cancel(s.ctx, req.SessionId); err != nil {
+			s.log.Warn("cancel turn", "session", req.SessionId, "err", err)
+		}
+	})
+	defer stop()
+	reason, err := s.agent.Prompt(s.ctx, req.SessionId, promptText(req.Prompt), s.sink(req.SessionId, q))
+	if ferr := q.flush(s.ctx); ferr != nil && err == nil {
+		err = fmt.Errorf("send turn updates: %w", ferr)
+	}
+	if err != nil {
+		s.log.Warn("turn failed", "session", req.SessionId, "err", err)
+		return acp.PromptResponse{}, err
+	}
+	return acp.PromptResponse{StopReason: reason}, nil
+}
+
+func (s *server) Cancel(ctx context.Context, n acp.CancelNotification) error {
+	if err := s.agent.Cancel(ctx, n.SessionId); err != nil {
+		return fmt.Errorf("cancel session %s: %w", n.SessionId, err)
+	}
+	return nil
+}
+
+func (s *server) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+}
+
+func (s *server) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
+}
+
+func (s *server) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
+}
+
+func (s *server) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
+}
+
+func (s *server) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+// queue returns the session's outgoing-update queue, creating it on first use.
+func (s *server) queue(id acp.SessionId) (*orderedQueue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("acp connection is closing")
+	}
+	q := s.queues[id]
+	if q == nil {
+		q = newOrderedQueue()
+		s.queues[id] = q
+	}
+	return q, nil
+}
+
+func (s *server) closeQueues() {
+	s.mu.Lock()
+	s.closed = true
+	qs := s.queues
+	s.queues = nil
+	s.mu.Unlock()
+	for _, q := range qs {
+		q.close()
+	}
+	for _, q := range qs {
+		<-q.done
+	}
+}
+
+// sink forwards what the Agent produces for one session to the client.
+func (s *server) sink(id acp.SessionId, q *orderedQueue) Sink {
+	return &clientSink{s: s, id: id, q: q}
+}
+
+type clientSink struct {
+	s  *server
+	id acp.SessionId
+	q  *orderedQueue
+}
+
+func (c *clientSink) Update(u acp.SessionUpdate) {
+	c.q.push(func() { c.s.send(c.id, u) })
+}
+
+func (c *clientSink) Notice(n Notice) {
+	u := NoticeUpdate(n)
+	c.q.push(func() { c.s.send(c.id, u) })
+}
+
+func (s *server) send(id acp.SessionId, u acp.SessionUpdate) {
+	if err := s.conn.SessionUpdate(s.ctx, acp.SessionNotification{SessionId: id, Update: u}); err != nil {
+		s.log.Debug("send session update", "session", id, "err", err)
+	}
+}
+
+// requestPermission asks the client, after every update the session produced
+// so far has been sent, so the client already knows the tool call it is asked
+// about.
+func (s *server) requestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	q, err := s.queue(req.SessionId)
+	if err != nil {
+		return Cancelled()
+	}
+	if err := q.flush(ctx); err != nil {
+		return Cancelled()
+	}
+	resp, err := s.conn.RequestPermission(ctx, req)
+	if err != nil {
+		s.log.Warn("ask client for permission", "session", req.SessionId, "err", err)
+		return Cancelled()
+	}
+	return answered(resp)
+}
+
+// promptText flattens a prompt into the text an Agent takes: text blocks as
+// they are, links and embedded text resources by their URI and text.
+func promptText(blocks []acp.ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.ResourceLink != nil:
+			parts = append(parts, b.ResourceLink.Uri)
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			r := b.Resource.Resource.TextResourceContents
+			parts = append(parts, r.Uri+"\n"+r.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// ClientPermissions is a PermissionFunc source for an Agent served by
+// ServeACP: build the Agent with Request as its PermissionFunc and pass the
+// same ClientPermissions in ServeOptions. A request made while no connection
+// is attached is answered cancelled.
+type ClientPermissions struct {
+	mu sync.Mutex
+	s  *server
+}
+
+// Request asks the connected ACP client to decide req. It has the
+// PermissionFunc signature.
+func (p *ClientPermissions) Request(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	p.mu.Lock()
+	s := p.s
+	p.mu.Unlock()
+	if s == nil {
+		return Cancelled()
+	}
+	return s.requestPermission(ctx, req)
+}
+
+func (p *ClientPermissions) attach(s *server) {
+	p.mu.Lock()
+	p.s = s
+	p.mu.Unlock()
+}
+
+func (p *ClientPermissions) detach(s *server) {
+	p.mu.Lock()
+	if p.s == s {
+		p.s = nil
+	}
+	p.mu.Unlock()
+}
+
+// answered makes a response safe to send: acp-go-sdk marshals an outcome with
+// neither variant set as nothing at all, which the peer cannot parse.
+func answered(resp acp.RequestPermissionResponse) acp.RequestPermissionResponse {
+	if resp.Outcome.Selected == nil && resp.Outcome.Cancelled == nil {
+		return Cancelled()
+	}
+	return resp
+}
