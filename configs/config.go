@@ -1,0 +1,195 @@
+package configs
+
+import (
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration. Each field's mapstructure tag is its key
+// segment, so the full key of a field is the dotted path of tags
+// (Config.WeCom.AIBot.EncodingAESKey is wecom.aibot.encoding_aes_key).
+type Config struct {
+	Log        LogConfig        `mapstructure:"log"`
+	Server     ServerConfig     `mapstructure:"server"`
+	Redis      RedisConfig      `mapstructure:"redis"`
+	WeCom      WeComConfig      `mapstructure:"wecom"`
+	Agent      AgentConfig      `mapstructure:"agent"`
+	Access     AccessConfig     `mapstructure:"access"`
+	Cards      CardsConfig      `mapstructure:"cards"`
+	Playground PlaygroundConfig `mapstructure:"playground"`
+}
+
+// LogConfig is the log.* section.
+type LogConfig struct {
+	Level  string `mapstructure:"level"`  // debug | info | warn | error
+	Format string `mapstructure:"format"` // text | json
+}
+
+// ServerConfig is the server.* section.
+type ServerConfig struct {
+	Addr string `mapstructure:"addr"` // listen address of the HTTP server
+}
+
+// RedisConfig is the redis.* section.
+type RedisConfig struct {
+	// Addr is empty for the embedded in-memory Redis, one host:port for a single
+	// node (or Sentinel with MasterName), several comma-separated for a Cluster.
+	Addr       string `mapstructure:"addr"`
+	MasterName string `mapstructure:"master_name"`
+	Password   string `mapstructure:"password"`
+	DB         int    `mapstructure:"db"`
+	Prefix     string `mapstructure:"prefix"`
+}
+
+// Addrs splits Addr into its addresses; nil means the embedded Redis.
+func (r RedisConfig) Addrs() []string {
+	var out []string
+	for _, a := range strings.Split(r.Addr, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// WeComConfig is the wecom.* section.
+type WeComConfig struct {
+	AIBot AIBotConfig `mapstructure:"aibot"`
+	App   AppConfig   `mapstructure:"app"`
+}
+
+// AI bot receive modes (wecom.aibot.mode).
+const (
+	AIBotWebhook  = "webhook"
+	AIBotLongConn = "longconn"
+)
+
+// AIBotConfig is the wecom.aibot.* section: the WeCom AI bot (智能机器人).
+type AIBotConfig struct {
+	Mode           string `mapstructure:"mode"`
+	Path           string `mapstructure:"path"`
+	Token          string `mapstructure:"token"`
+	EncodingAESKey string `mapstructure:"encoding_aes_key"`
+	BotID          string `mapstructure:"bot_id"`
+	Secret         string `mapstructure:"secret"`
+	// StreamWindow is how long a reply keeps streaming through refresh
+	// callbacks before it continues through response_url; WeCom stops
+	// refreshing 6 minutes after the user's message.
+	StreamWindow time.Duration `mapstructure:"stream_window"`
+}
+
+// AppConfig is the wecom.app.* section: a WeCom self-built app (自建应用).
+type AppConfig struct {
+	CorpID         string `mapstructure:"corp_id"`
+	AgentID        string `mapstructure:"agent_id"`
+	Secret         string `mapstructure:"secret"`
+	Token          string `mapstructure:"token"`
+	EncodingAESKey string `mapstructure:"encoding_aes_key"`
+	Path           string `mapstructure:"path"`
+}
+
+// Agent kinds (agent.kind) and approval answers (agent.approval).
+const (
+	AgentCodex = "codex"
+	AgentACP   = "acp"
+
+	ApprovalAllow = "allow"
+	ApprovalDeny  = "deny"
+)
+
+// AgentConfig is the agent.* section.
+type AgentConfig struct {
+	Kind          string        `mapstructure:"kind"`
+	Codex         CodexConfig   `mapstructure:"codex"`
+	ACP           ACPConfig     `mapstructure:"acp"`
+	WorkspaceRoot string        `mapstructure:"workspace_root"`
+	TurnTimeout   time.Duration `mapstructure:"turn_timeout"`
+	Approval      string        `mapstructure:"approval"`
+}
+
+// CodexConfig is the agent.codex.* section, used when agent.kind is codex.
+type CodexConfig struct {
+	Bin string `mapstructure:"bin"`
+	// Config becomes one `-c key=value` per entry. Nested YAML maps are
+	// flattened into dotted keys (model_providers.x.base_url); a value is the
+	// text after `=`, which Codex parses as TOML (falling back to a string).
+	Config         map[string]string `mapstructure:"config"`
+	Sandbox        string            `mapstructure:"sandbox"`
+	ApprovalPolicy string            `mapstructure:"approval_policy"`
+}
+
+// ACPConfig is the agent.acp.* section, used when agent.kind is acp.
+type ACPConfig struct {
+	Command []string          `mapstructure:"command"` // argv of the agent
+	Env     map[string]string `mapstructure:"env"`     // added to its environment
+}
+
+// AccessConfig is the access.* section: who may drive the agent.
+type AccessConfig struct {
+	AllowUsers []string `mapstructure:"allow_users"`
+	AllowChats []string `mapstructure:"allow_chats"`
+	Admins     []string `mapstructure:"admins"`
+}
+
+// Progress styles (cards.progress_style).
+const (
+	ProgressThink = "think"
+	ProgressQuote = "quote"
+)
+
+// CardsConfig is the cards.* section.
+type CardsConfig struct {
+	ProgressStyle  string        `mapstructure:"progress_style"`
+	UpdateInterval time.Duration `mapstructure:"update_interval"`
+}
+
+// PlaygroundConfig is the playground.* section: a local page that plays WeCom,
+// signing callbacks to our own AI bot endpoint as User.
+type PlaygroundConfig struct {
+	Enabled bool   `mapstructure:"enabled"`
+	User    string `mapstructure:"user"`
+}
+
+// Default returns the configuration used for every key a file and the
+// environment leave unset.
+func Default() *Config {
+	return &Config{
+		Log:    LogConfig{Level: "info", Format: "text"},
+		Server: ServerConfig{Addr: ":8080"},
+		Redis:  RedisConfig{Prefix: "wecodex:"},
+		WeCom: WeComConfig{
+			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", StreamWindow: 5*time.Minute + 30*time.Second},
+			App:   AppConfig{Path: "/wecom/app"},
+		},
+		Agent: AgentConfig{
+			Kind:          AgentCodex,
+			Codex:         CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request"},
+			WorkspaceRoot: "workspaces",
+			TurnTimeout:   30 * time.Minute,
+			Approval:      ApprovalDeny,
+		},
+		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: 500 * time.Millisecond},
+		Playground: PlaygroundConfig{User: "playground"},
+	}
+}
+
+// AIBotEnabled reports whether the AI bot channel is on: when any of
+// wecom.aibot.token, encoding_aes_key, bot_id or secret is set, or the
+// playground is enabled (it talks to the AI bot webhook).
+func (c *Config) AIBotEnabled() bool {
+	b := c.WeCom.AIBot
+	return b.Token != "" || b.EncodingAESKey != "" || b.BotID != "" || b.Secret != "" || c.Playground.Enabled
+}
+
+// AIBotWebhook reports whether the AI bot webhook endpoint is served: the AI bot
+// is enabled in webhook mode, or the playground needs it.
+func (c *Config) AIBotWebhook() bool {
+	return c.AIBotEnabled() && (c.WeCom.AIBot.Mode == AIBotWebhook || c.Playground.Enabled)
+}
+
+// AppEnabled reports whether the self-built app channel is on: when any
+// wecom.app key other than path is set (and then Validate requires all).
+func (c *Config) AppEnabled() bool {
+	a := c.WeCom.App
+	return a.CorpID != "" || a.AgentID != "" || a.Secret != "" || a.Token != "" || a.EncodingAESKey != ""
+}

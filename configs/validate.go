@@ -1,0 +1,210 @@
+package configs
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// Problem is one thing wrong with a configuration.
+type Problem struct {
+	Key     string // the full key, e.g. wecom.aibot.encoding_aes_key
+	Message string // what is wrong and what to do
+}
+
+func (p Problem) Error() string { return p.Key + ": " + p.Message }
+
+// Problems is every problem Validate found, in key order of the file layout.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap lets errors.As find a single Problem.
+func (ps Problems) Unwrap() []error {
+	out := make([]error, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
+}
+
+// Validate checks the whole configuration and returns every problem at once
+// as Problems, or nil.
+//
+// Channels: the AI bot is enabled when any of wecom.aibot.token,
+// encoding_aes_key, bot_id or secret is set, or the playground is on. Webhook
+// mode (and the playground, which signs callbacks to our own webhook) then
+// needs token and a valid encoding_aes_key; long-connection mode needs bot_id
+// and secret. The self-built app is all-or-nothing: set corp_id, agent_id,
+// secret, token and encoding_aes_key, or none of them. Neither channel is
+// required: serve still answers health checks without one.
+func (c *Config) Validate() error {
+	var ps Problems
+	add := func(key, format string, args ...any) {
+		ps = append(ps, Problem{Key: key, Message: fmt.Sprintf(format, args...)})
+	}
+	oneOf := func(key, val string, allowed ...string) {
+		for _, a := range allowed {
+			if val == a {
+				return
+			}
+		}
+		add(key, "must be one of %s, not %q", strings.Join(allowed, ", "), val)
+	}
+	positive := func(key string, d time.Duration) {
+		if d <= 0 {
+			add(key, "must be a positive duration like 500ms or 30m, not %s", d)
+		}
+	}
+	path := func(key, val string) {
+		if !strings.HasPrefix(val, "/") {
+			add(key, "must be a URL path starting with /, not %q", val)
+		}
+	}
+	aesKey := func(key, val string) {
+		switch {
+		case len(val) != 43:
+			add(key, "must be 43 characters (the EncodingAESKey from the WeCom admin console), not %d", len(val))
+		case !validAESKey(val):
+			add(key, "must be base64 letters, digits, + and / only (the EncodingAESKey from the WeCom admin console)")
+		}
+	}
+	required := func(key, val, what string) {
+		if strings.TrimSpace(val) == "" {
+			add(key, "required %s", what)
+		}
+	}
+
+	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	oneOf("log.format", c.Log.Format, "text", "json")
+
+	if _, _, err := net.SplitHostPort(c.Server.Addr); err != nil {
+		add("server.addr", "must be host:port or :port (like :8080), not %q", c.Server.Addr)
+	}
+
+	r := c.Redis
+	addrs := r.Addrs()
+	for _, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			add("redis.addr", "%q is not host:port; give one address, several comma-separated for a Cluster, or leave empty for the embedded store", a)
+		}
+	}
+	if r.MasterName != "" && len(addrs) == 0 {
+		add("redis.master_name", "needs redis.addr set to the Sentinel addresses")
+	}
+	if r.DB < 0 {
+		add("redis.db", "must be 0 or more, not %d", r.DB)
+	}
+	if r.DB != 0 && len(addrs) > 1 && r.MasterName == "" {
+		add("redis.db", "must be 0 with a Redis Cluster (several redis.addr); Cluster has only database 0")
+	}
+	if r.Prefix == "" {
+		add("redis.prefix", "must not be empty; it keeps wecodex's keys apart from others' (default \"wecodex:\")")
+	}
+	if strings.ContainsAny(r.Prefix, "{}") {
+		add("redis.prefix", "must not contain { or }: they would change Redis Cluster hash tags")
+	}
+
+	b := c.WeCom.AIBot
+	oneOf("wecom.aibot.mode", b.Mode, AIBotWebhook, AIBotLongConn)
+	path("wecom.aibot.path", b.Path)
+	positive("wecom.aibot.stream_window", b.StreamWindow)
+	if b.StreamWindow > 6*time.Minute {
+		add("wecom.aibot.stream_window", "must be at most 6m: WeCom stops asking for stream frames 6 minutes after the message")
+	}
+	if c.AIBotWebhook() {
+		why := "for the AI bot webhook"
+		if c.Playground.Enabled && b.Mode != AIBotWebhook {
+			why = "for the AI bot webhook the playground uses"
+		}
+		required("wecom.aibot.token", b.Token, "(the Token from the WeCom admin console) "+why)
+		if b.EncodingAESKey == "" {
+			add("wecom.aibot.encoding_aes_key", "required (the 43-character EncodingAESKey from the WeCom admin console) %s", why)
+		}
+	}
+	if b.EncodingAESKey != "" {
+		aesKey("wecom.aibot.encoding_aes_key", b.EncodingAESKey)
+	}
+	if c.AIBotEnabled() && b.Mode == AIBotLongConn {
+		required("wecom.aibot.bot_id", b.BotID, "(the Bot ID from the WeCom admin console) in longconn mode")
+		required("wecom.aibot.secret", b.Secret, "(the Secret from the WeCom admin console) in longconn mode")
+	}
+
+	a := c.WeCom.App
+	path("wecom.app.path", a.Path)
+	if a.Path == b.Path {
+		add("wecom.app.path", "must differ from wecom.aibot.path (both are %q)", a.Path)
+	}
+	if c.AppEnabled() {
+		const all = "for the self-built app (set all of wecom.app.corp_id, agent_id, secret, token, encoding_aes_key, or none)"
+		required("wecom.app.corp_id", a.CorpID, all)
+		required("wecom.app.agent_id", a.AgentID, all)
+		required("wecom.app.secret", a.Secret, all)
+		required("wecom.app.token", a.Token, all)
+		required("wecom.app.encoding_aes_key", a.EncodingAESKey, all)
+		if a.AgentID != "" && strings.Trim(a.AgentID, "0123456789") != "" {
+			add("wecom.app.agent_id", "must be the app's numeric AgentId, not %q", a.AgentID)
+		}
+		if a.EncodingAESKey != "" {
+			aesKey("wecom.app.encoding_aes_key", a.EncodingAESKey)
+		}
+	}
+
+	g := c.Agent
+	oneOf("agent.kind", g.Kind, AgentCodex, AgentACP)
+	switch g.Kind {
+	case AgentCodex:
+		required("agent.codex.bin", g.Codex.Bin, "(the codex executable: a name looked up in PATH, or a path)")
+		oneOf("agent.codex.sandbox", g.Codex.Sandbox, "read-only", "workspace-write", "danger-full-access")
+		if g.Codex.ApprovalPolicy == "untrusted" {
+			add("agent.codex.approval_policy", "\"untrusted\" is rejected by Codex app-server; use on-request or never")
+		} else {
+			oneOf("agent.codex.approval_policy", g.Codex.ApprovalPolicy, "on-request", "never")
+		}
+		for k := range g.Codex.Config {
+			if strings.TrimSpace(k) == "" {
+				add("agent.codex.config", "has an empty key")
+			}
+		}
+	case AgentACP:
+		if len(g.ACP.Command) == 0 || strings.TrimSpace(g.ACP.Command[0]) == "" {
+			add("agent.acp.command", "required when agent.kind is acp: the agent's argv, e.g. [npx, -y, some-acp-agent]")
+		}
+	}
+	required("agent.workspace_root", g.WorkspaceRoot, "(the directory under which each conversation gets its own working directory)")
+	positive("agent.turn_timeout", g.TurnTimeout)
+	oneOf("agent.approval", g.Approval, ApprovalAllow, ApprovalDeny)
+
+	for i, u := range c.Access.AllowUsers {
+		if strings.TrimSpace(u) == "" {
+			add(fmt.Sprintf("access.allow_users[%d]", i), "is empty; remove it or give a WeCom userid")
+		}
+	}
+
+	oneOf("cards.progress_style", c.Cards.ProgressStyle, ProgressThink, ProgressQuote)
+	positive("cards.update_interval", c.Cards.UpdateInterval)
+
+	if c.Playground.Enabled {
+		required("playground.user", c.Playground.User, "when playground.enabled is true (the userid the playground sends as)")
+	}
+
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
+}
+
+// validAESKey reports whether key is a WeCom EncodingAESKey: 43 base64
+// characters that, with "=" appended, decode to a 32-byte AES-256 key.
+func validAESKey(key string) bool {
+	raw, err := base64.StdEncoding.DecodeString(key + "=")
+	return err == nil && len(raw) == 32
+}
