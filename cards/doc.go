@@ -1,0 +1,19 @@
+// Package cards owns what the user sees of one turn: the card model fed by ACP
+// session updates, its renderers (WeCom AI-bot stream markdown, WeCom
+// self-built app template card plus markdown answer, HTML for the playground),
+// the byte budgets each platform imposes, and the throttling of frames.
+//
+// A Card has three parts. The progress section holds everything that is not
+// the answer: thought and commentary text grouped by message id, tool calls
+// updated in place by tool call id, the current plan, and notices (warnings,
+// errors, policy decisions). The body holds the answer: agent message text in
+// arrival order. The status says where the turn is (queued, running, waiting
+// for approval, done, cancelled, failed).
+//
+// Renderers are pure functions of a Card. None of them ever drops body text:
+// when a platform limit is reached, the stream renderer says where the current
+// message must end and where the next one continues (see [Card.Stream]).
+//
+// A Card is not safe for concurrent use; [Publisher] owns one for a turn,
+// applies updates under a mutex and renders frames on its own goroutine.
+package cards

@@ -1,0 +1,206 @@
+package cards
+
+import (
+	"strings"
+)
+
+// StreamMaxBytes is WeCom's cap on the content of one AI-bot stream frame
+// (stream.content, "最长不超过20480个字节").
+const StreamMaxBytes = 20480
+
+// minStreamLimit keeps a configured cap large enough for the fixed parts of a
+// frame plus some body.
+const minStreamLimit = 512
+
+// StreamFrame is the markdown of one WeCom AI-bot stream frame, and which
+// part of the card's body it shows.
+//
+// A stream shows the body from the offset it started at (BodyStart). While
+// everything fits, BodyEnd is len(Body()). When it does not, MustFinish is
+// set: send this frame with finish=true, then continue the answer in a new
+// message (a new stream, or a markdown POST to response_url) rendered with
+// Stream(BodyEnd). Body()[BodyStart:BodyEnd] appears verbatim in Content, so
+// the final frames of successive streams deliver every byte of the body
+// exactly once.
+type StreamFrame struct {
+	Content    string
+	BodyStart  int
+	BodyEnd    int
+	MustFinish bool
+}
+
+const (
+	thinkOpen       = "<think>\n"
+	thinkClose      = "\n</think>\n\n"
+	quoteGap        = "\n\n"
+	continuedMarker = "_(continued in the next message)_"
+	endOfAnswer     = "_(end of answer)_"
+	noAnswer        = "_The agent finished without an answer._"
+	promotedLead    = "_No final answer. The agent's last commentary:_\n\n"
+)
+
+// minTail is the room a frame always keeps after its body segment: enough
+// for the continuation marker and a fence that closes a cut code block.
+const minTail = len(continuedMarker) + maxDecoratedMarker + 1
+
+// progressReserve is the room a frame keeps for progress before it rolls the
+// body over to a new message.
+func progressReserve(limit int) int {
+	return min(1024, limit/8)
+}
+
+// Stream renders the frame for a stream that shows the body from byte offset
+// from (0 for the first stream of a turn). It is a pure function of the card.
+func (c *Card) Stream(from int) StreamFrame {
+	limit := c.streamLimit
+	body := c.Body()
+	from = runeFloor(body, max(0, min(from, len(body))))
+	fr := StreamFrame{BodyStart: from, BodyEnd: len(body)}
+	shape := progressShape{quote: c.style == ProgressQuote, think: c.style != ProgressQuote}
+
+	var reopen string
+	if from > 0 {
+		if sp, in := c.bodyFences.at(from); in && decoratable(sp) {
+			reopen = reopenFence(sp)
+		}
+	}
+	seg := body[from:]
+	tail := c.streamTail(seg, limit)
+	wrapper := len(thinkOpen) + len(thinkClose)
+	if shape.quote {
+		wrapper = len(quoteGap)
+	}
+	reserve := progressReserve(limit)
+
+	var closing string
+	fixed := wrapper + reserve + len(reopen) + len(seg) + len(quoteGap)
+	if fixed+len(tail) > limit && fixed+minTail <= limit {
+		// The body fits but a long status or note does not: shorten that.
+		tail = truncateBytes(tail, limit-fixed)
+	}
+	if fixed+len(tail) > limit {
+		// The rest of the body does not fit: show as much as fits, cut at a
+		// good boundary, and tell the caller to finish this stream.
+		tail = continuedMarker
+		// minTail covers the marker and a closing fence, so room < len(seg).
+		room := limit - wrapper - reserve - len(reopen) - len(quoteGap) - minTail
+		end := bestCut(body, from, from+room, &c.bodyFences)
+		if sp, in := c.bodyFences.at(end); in && decoratable(sp) {
+			closing = closeFence(sp, strings.HasSuffix(body[:end], "\n"))
+		}
+		seg = body[from:end]
+		fr.BodyEnd = end
+		fr.MustFinish = true
+	}
+
+	var main strings.Builder
+	main.Grow(len(reopen) + len(seg) + len(closing) + len(quoteGap) + len(tail))
+	main.WriteString(reopen)
+	main.WriteString(seg)
+	main.WriteString(closing)
+	if tail != "" {
+		if main.Len() > 0 {
+			main.WriteString(quoteGap)
+		}
+		main.WriteString(tail)
+	}
+
+	progress := ""
+	if c.status.State != StateQueued {
+		progress = c.progressWithin(limit-wrapper-main.Len(), shape)
+		if progress == "" && !c.status.Terminal() {
+			progress = shape.dress(workingPlaceholder)
+		}
+	}
+
+	var b strings.Builder
+	b.Grow(wrapper + len(progress) + main.Len())
+	switch {
+	case progress == "":
+	case shape.quote:
+		b.WriteString(progress)
+		if main.Len() > 0 {
+			b.WriteString(quoteGap)
+		}
+	default:
+		b.WriteString(thinkOpen)
+		b.WriteString(progress)
+		b.WriteString(thinkClose)
+	}
+	b.WriteString(main.String())
+	fr.Content = b.String()
+	return fr
+}
+
+// streamTail is what follows the body segment of a frame that reaches the
+// end of the body: the status line, and for a finished turn whatever keeps
+// the frame from showing no answer at all.
+func (c *Card) streamTail(seg string, limit int) string {
+	status := c.statusMarkdown()
+	if !c.status.Terminal() || strings.TrimSpace(seg) != "" {
+		return status
+	}
+	var fill string
+	switch {
+	case c.status.State != StateDone:
+		// The cancelled or failed status line says enough.
+	case strings.TrimSpace(c.Body()) != "":
+		fill = endOfAnswer
+	default:
+		fill = c.emptyAnswer(limit / 2)
+	}
+	switch {
+	case fill == "":
+		return status
+	case status == "":
+		return fill
+	}
+	return fill + quoteGap + status
+}
+
+// emptyAnswer is what a finished turn without answer text shows: its last
+// commentary, marked as such (kept within max bytes), or a plain note.
+func (c *Card) emptyAnswer(max int) string {
+	if c.lastThought != nil {
+		if t := strings.TrimSpace(c.lastThought.text.String()); t != "" {
+			if len(promotedLead)+len(t) > max {
+				t = "… " + tailBytes(t, max-len(promotedLead)-len("… "))
+			}
+			return promotedLead + t
+		}
+	}
+	return noAnswer
+}
+
+// statusMarkdown is the status line a frame ends with ("" while running).
+func (c *Card) statusMarkdown() string {
+	s := c.status
+	switch s.State {
+	case StateQueued:
+		return "⏳ " + capitalize(s.String())
+	case StateWaitingApproval:
+		if d := oneLine(s.Detail); d != "" {
+			return "⏸ Waiting for approval: " + truncateRunes(d, 200)
+		}
+		return "⏸ Waiting for approval"
+	case StateDone:
+		if s.Detail != "" {
+			return "_Stopped: " + truncateRunes(oneLine(s.Detail), 100) + "_"
+		}
+	case StateCancelled:
+		return "⏹ Cancelled"
+	case StateFailed:
+		if d := oneLine(s.Detail); d != "" {
+			return "❌ Failed: " + truncateRunes(d, 500)
+		}
+		return "❌ Failed"
+	}
+	return ""
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
