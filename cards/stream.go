@@ -72,8 +72,15 @@ func (c *Card) Stream(from int) StreamFrame {
 	}
 	reserve := progressReserve(limit)
 
+	// A status line after a body that ends inside a code block would land in
+	// the block: close it first.
 	var closing string
-	fixed := wrapper + reserve + len(reopen) + len(seg) + len(quoteGap)
+	if tail != "" {
+		if sp := c.bodyFences.open(); sp != nil && sp.inner <= len(body) && decoratable(*sp) {
+			closing = closeFence(*sp, strings.HasSuffix(body, "\n"))
+		}
+	}
+	fixed := wrapper + reserve + len(reopen) + len(seg) + len(closing) + len(quoteGap)
 	if fixed+len(tail) > limit && fixed+minTail <= limit {
 		// The body fits but a long status or note does not: shorten that.
 		tail = truncateBytes(tail, limit-fixed)
@@ -82,6 +89,7 @@ func (c *Card) Stream(from int) StreamFrame {
 		// The rest of the body does not fit: show as much as fits, cut at a
 		// good boundary, and tell the caller to finish this stream.
 		tail = continuedMarker
+		closing = ""
 		// minTail covers the marker and a closing fence, so room < len(seg).
 		room := limit - wrapper - reserve - len(reopen) - len(quoteGap) - minTail
 		end := bestCut(body, from, from+room, &c.bodyFences)
