@@ -1,0 +1,117 @@
+package store
+
+import "time"
+
+// Every key wecodex writes and how long it lives. A key is built only here, so
+// a reader can see the whole Redis layout in one file.
+//
+// Keys that one script or transaction touches together carry the hash tag
+// {conv:ID}, so Redis Cluster puts them in one slot. The prefix must not
+// contain braces (configs validates redis.prefix) or it would become the tag.
+const (
+	// DedupeTTL: WeCom retries an unanswered callback (3 times within seconds)
+	// and may repeat one later; a day is far beyond any repeat.
+	DedupeTTL = 24 * time.Hour
+	// ConversationTTL: a conversation's session, owner and fence outlive quiet
+	// weeks; each use renews them.
+	ConversationTTL = 30 * 24 * time.Hour
+	// PhaseTTL: a phase is needed only between an item's item/started and
+	// item/completed; the TTL only collects items whose completion never came.
+	PhaseTTL = 24 * time.Hour
+	// FrameTTL: WeCom asks for the newest stream frame for at most 6 minutes
+	// after the user's message; keep a margin for clock skew.
+	FrameTTL = 10 * time.Minute
+	// LeaseTTL: the holder of a conversation's lease renews it well within this;
+	// when a replica dies the lease lapses this soon and another takes over.
+	LeaseTTL = 30 * time.Second
+	// LeaseRenewEvery is how often a lease holder renews its lease.
+	LeaseRenewEvery = LeaseTTL / 3
+	// FenceTTL: the fencing counter only needs to outlive any holder that could
+	// still present an old token; it is renewed with every increment.
+	FenceTTL = ConversationTTL
+	// QueueTTL: messages waiting longer than this are stale; each push renews it.
+	QueueTTL = time.Hour
+	// ReplicaTTL: a replica's heartbeat; a replica missing it is presumed dead
+	// and its conversations may move.
+	ReplicaTTL = 30 * time.Second
+	// ReplicaHeartbeatEvery is how often a live replica renews its heartbeat.
+	ReplicaHeartbeatEvery = ReplicaTTL / 3
+	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
+	// token is refreshed before WeCom stops accepting it.
+	AppTokenMargin = 5 * time.Minute
+)
+
+// Keys builds the Redis keys under one prefix.
+type Keys struct{ prefix string }
+
+// NewKeys returns the key builder for prefix (redis.prefix, e.g. "wecodex:").
+func NewKeys(prefix string) Keys { return Keys{prefix: prefix} }
+
+// Prefix is the prefix every key starts with.
+func (k Keys) Prefix() string { return k.prefix }
+
+// Dedupe is set with SET NX when a callback's msgid is first seen; its value
+// may carry what the first delivery answered (the stream id). TTL DedupeTTL.
+func (k Keys) Dedupe(msgID string) string { return k.prefix + "dedupe:" + msgID }
+
+// Session is a hash of a conversation's ACP session (Codex thread) id, cwd and
+// mode. TTL ConversationTTL.
+func (k Keys) Session(convID string) string { return k.conv(convID) + ":session" }
+
+// Lease holds the token of the replica running the conversation's turn now.
+// TTL LeaseTTL, renewed every LeaseRenewEvery.
+func (k Keys) Lease(convID string) string { return k.conv(convID) + ":lease" }
+
+// Fence is the conversation's fencing counter: each new lease takes the next
+// value, so a writer with an older value knows it lost the lease. TTL FenceTTL.
+func (k Keys) Fence(convID string) string { return k.conv(convID) + ":fence" }
+
+// Queue is the list of the conversation's messages waiting for the lease.
+// TTL QueueTTL.
+func (k Keys) Queue(convID string) string { return k.conv(convID) + ":queue" }
+
+// Stop holds the lease token of a turn someone asked to stop, so the holder
+// sees the request on its next renewal even if it missed the announcement on
+// StopChannel. TTL LeaseTTL.
+func (k Keys) Stop(convID string) string { return k.conv(convID) + ":stop" }
+
+// StopChannel is the pub/sub channel on which stop requests are announced
+// (the message is the conversation id), so the holder stops at once.
+func (k Keys) StopChannel() string { return k.prefix + "stop" }
+
+// Pending is the set of conversations that may have queued messages, which
+// replicas poll for work. It spans conversations, so no script may touch it
+// together with a {conv:ID} key. TTL QueueTTL, renewed on each add.
+func (k Keys) Pending() string { return k.prefix + "pending" }
+
+// Owner names the replica whose CODEX_HOME holds the conversation's thread;
+// while that replica's Replica key lives, only it takes the queue.
+// TTL ConversationTTL.
+func (k Keys) Owner(convID string) string { return k.conv(convID) + ":owner" }
+
+// Replica is a replica's heartbeat. TTL ReplicaTTL, renewed every
+// ReplicaHeartbeatEvery.
+func (k Keys) Replica(replicaID string) string { return k.prefix + "replica:" + replicaID }
+
+// Phase holds the phase of one agent message item of a thread (see
+// Store.SetPhase). TTL PhaseTTL.
+func (k Keys) Phase(threadID, itemID string) string {
+	return k.prefix + "phase:" + threadID + ":" + itemID
+}
+
+// Frame holds the newest card frame of a WeCom stream, so any replica can
+// answer the refresh callback. TTL FrameTTL.
+func (k Keys) Frame(streamID string) string { return k.prefix + "frame:" + streamID }
+
+// AppToken caches a self-built app's access token.
+// TTL: WeCom's expires_in minus AppTokenMargin.
+func (k Keys) AppToken(corpID, agentID string) string {
+	return k.prefix + "wecom:app:token:" + corpID + ":" + agentID
+}
+
+// Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
+// its own keys (and sets their TTLs) for the app's access token.
+func (k Keys) Cache(name string) string { return k.prefix + "cache:" + name }
+
+// conv is the part every per-conversation key shares, hash tag included.
+func (k Keys) conv(convID string) string { return k.prefix + "{conv:" + convID + "}" }
