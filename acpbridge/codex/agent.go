@@ -1,0 +1,420 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+)
+
+// Options configure an Agent. The zero value runs `codex` from PATH with
+// Codex's own defaults and keeps phases in memory only.
+type Options struct {
+	// Bin is the codex executable ("codex" when empty).
+	Bin string
+	// Config holds `-c key=value` overrides; values are written as TOML
+	// (a bare word becomes a quoted string).
+	Config map[string]string
+	// Env is added to this process's environment for the app-server (for
+	// example CODEX_HOME=...).
+	Env []string
+	// Sandbox ("read-only", "workspace-write", "danger-full-access") and
+	// ApprovalPolicy ("on-request", "never", ...) are sent with every thread
+	// start and resume; empty leaves Codex's configuration in charge.
+	Sandbox, ApprovalPolicy string
+	// Phases is the shared phase store (Redis); nil keeps phases in memory.
+	// Either way an in-process cache sits in front of it.
+	Phases acpbridge.PhaseStore
+	// Permissions decides approval requests; nil declines them with a notice.
+	Permissions acpbridge.PermissionFunc
+	// Logger receives operational logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Agent is an acpbridge.Agent backed by one `codex app-server` process,
+// started on first use and restarted (resuming threads) after it dies.
+type Agent struct {
+	opts   Options
+	log    *slog.Logger
+	phases acpbridge.PhaseStore
+
+	ctx    context.Context // the agent's lifetime
+	cancel context.CancelFunc
+
+	startMu sync.Mutex // serializes process starts
+
+	mu      sync.Mutex
+	conn    *conn
+	gen     int // incremented per process start
+	closed  bool
+	threads map[string]*thread
+	notices []acpbridge.Notice // process-wide notices waiting for a turn to show them
+}
+
+// maxPendingNotices bounds process-wide notices kept while no turn runs.
+const maxPendingNotices = 8
+
+// thread is one Codex thread, i.e. one ACP session.
+type thread struct {
+	id  string
+	tr  *translator // owned by the read loop
+	sem chan struct{}
+
+	turn atomic.Pointer[turnState] // the running turn, nil when idle
+
+	// guarded by Agent.mu
+	cwd string
+	gen int // process generation the thread is loaded in (0: not loaded)
+}
+
+var _ acpbridge.Agent = (*Agent)(nil)
+
+// New returns an Agent; the app-server starts on the first call that needs it.
+func New(opts Options) *Agent {
+	if opts.Bin == "" {
+		opts.Bin = "codex"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Agent{
+		opts:    opts,
+		log:     log,
+		phases:  acpbridge.NewPhaseCache(opts.Phases),
+		ctx:     ctx,
+		cancel:  cancel,
+		threads: make(map[string]*thread),
+	}
+}
+
+var errClosed = errors.New("codex agent closed")
+
+// ensureConn returns the running app-server, starting one if there is none
+// or the last one exited.
+func (a *Agent) ensureConn(ctx context.Context) (*conn, int, error) {
+	a.startMu.Lock()
+	defer a.startMu.Unlock()
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil, 0, errClosed
+	}
+	c, gen := a.conn, a.gen
+	a.mu.Unlock()
+	if c != nil && c.exited() == nil {
+		return c, gen, nil
+	}
+	c, err := startConn(ctx, a.opts.Bin, a.opts.Config, a.opts.Env, a, a.log)
+	if err != nil {
+		return nil, 0, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		go c.kill()
+		return nil, 0, errClosed
+	}
+	a.gen++
+	a.conn, gen = c, a.gen
+	return c, gen, nil
+}
+
+// threadFor returns the thread of a session, registering it if this Agent has
+// not seen it (a session created by an earlier process).
+func (a *Agent) threadFor(id string) *thread {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	th := a.threads[id]
+	if th == nil {
+		th = &thread{
+			id:  id,
+			tr:  newTranslator(a.ctx, id, a.phases, a.log),
+			sem: make(chan struct{}, 1),
+		}
+		a.threads[id] = th
+	}
+	return th
+}
+
+// lookupThread finds a thread by the raw id bytes of a notification without
+// allocating.
+func (a *Agent) lookupThread(raw []byte) *thread {
+	a.mu.Lock()
+	th := a.threads[string(raw)]
+	a.mu.Unlock()
+	return th
+}
+
+// NewSession starts a Codex thread working in cwd.
+func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, error) {
+	c, gen, err := a.ensureConn(ctx)
+	if err != nil {
+		return "", err
+	}
+	var r threadResponse
+	if err := c.call(ctx, "thread/start", threadStartParams{
+		Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
+	}, &r); err != nil {
+		return "", fmt.Errorf("start codex thread: %w", err)
+	}
+	th := a.threadFor(r.Thread.ID)
+	a.mu.Lock()
+	th.cwd, th.gen = cwd, gen
+	a.mu.Unlock()
+	a.log.Info("codex thread started", "thread", r.Thread.ID)
+	return acp.SessionId(r.Thread.ID), nil
+}
+
+// acquire takes the thread's one-turn-at-a-time slot.
+func (th *thread) acquire(ctx context.Context) error {
+	select {
+	case th.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (th *thread) release() { <-th.sem }
+
+// load makes sure the thread is loaded in the current app-server, resuming it
+// after a restart (or when the session came from an earlier process).
+func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error) {
+	c, gen, err := a.ensureConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	loaded := th.gen == gen
+	if cwd == "" {
+		cwd = th.cwd
+	}
+	a.mu.Unlock()
+	if loaded {
+		return c, nil
+	}
+	if err := c.call(ctx, "thread/resume", threadResumeParams{
+		ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
+		ExcludeTurns: true,
+	}, nil); err != nil {
+		return nil, fmt.Errorf("resume codex thread %s: %w", th.id, err)
+	}
+	a.mu.Lock()
+	th.cwd, th.gen = cwd, gen
+	a.mu.Unlock()
+	a.log.Info("codex thread resumed", "thread", th.id)
+	return c, nil
+}
+
+// Prompt runs one turn on the session's thread.
+func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+	th := a.threadFor(string(id))
+	if err := th.acquire(ctx); err != nil {
+		return acp.StopReasonCancelled, err
+	}
+	c, err := a.load(ctx, th, "")
+	if err != nil {
+		th.release()
+		return "", err
+	}
+	for _, n := range a.takeNotices() {
+		sink.Notice(n)
+	}
+	ts := newTurn(a.ctx, sink)
+	th.turn.Store(ts)
+
+	var r turnStartResponse
+	err = c.call(ctx, "turn/start", turnStartParams{
+		ThreadID: th.id, Input: []userInput{{Type: "text", Text: text}},
+	}, &r)
+	switch {
+	case err == nil:
+		if ts.setID(r.Turn.ID) {
+			a.interruptAsync(c, th.id, r.Turn.ID)
+		}
+	case ctx.Err() != nil:
+		// The turn may still start; turn/started will interrupt it.
+		ts.requestCancel()
+		a.finishLater(th, ts, c)
+		return acp.StopReasonCancelled, ctx.Err()
+	default:
+		th.turn.CompareAndSwap(ts, nil)
+		ts.stop()
+		th.release()
+		if errors.Is(err, ErrAppServerExited) {
+			return "", err
+		}
+		return "", fmt.Errorf("start codex turn: %w", err)
+	}
+
+	select {
+	case <-ts.done:
+		th.release()
+		return stopReason(ts.result)
+	case <-c.done:
+		th.turn.CompareAndSwap(ts, nil)
+		ts.stop()
+		th.release()
+		return "", c.exitErr
+	case <-ctx.Done():
+		if turnID, ok := ts.idOrRequestCancel(); ok {
+			a.interruptAsync(c, th.id, turnID)
+		}
+		a.finishLater(th, ts, c)
+		return acp.StopReasonCancelled, ctx.Err()
+	}
+}
+
+// finishLater detaches a turn whose Prompt gave up (its sink gets nothing
+// more) and frees the thread once Codex reports the turn over.
+func (a *Agent) finishLater(th *thread, ts *turnState, c *conn) {
+	ts.detached.Store(true)
+	ts.stop()
+	go func() {
+		select {
+		case <-ts.done:
+		case <-c.done:
+		case <-a.ctx.Done():
+		}
+		th.turn.CompareAndSwap(ts, nil)
+		th.release()
+	}()
+}
+
+func stopReason(t turn) (acp.StopReason, error) {
+	switch t.Status {
+	case "interrupted":
+		return acp.StopReasonCancelled, nil
+	case "failed":
+		msg := "codex turn failed"
+		if t.Error != nil && t.Error.Message != "" {
+			msg = withDetails(t.Error.Message, t.Error.AdditionalDetails)
+		}
+		return "", errors.New(msg)
+	default:
+		return acp.StopReasonEndTurn, nil
+	}
+}
+
+// interruptAsync sends turn/interrupt without blocking the caller (which may
+// be the read loop).
+func (a *Agent) interruptAsync(c *conn, threadID, turnID string) {
+	go func() {
+		ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
+		defer cancel()
+		if err := c.call(ctx, "turn/interrupt", turnInterruptParams{ThreadID: threadID, TurnID: turnID}, nil); err != nil {
+			a.log.Warn("interrupt codex turn", "thread", threadID, "turn", turnID, "err", err)
+		}
+	}()
+}
+
+// Cancel interrupts the session's running turn, if any.
+func (a *Agent) Cancel(ctx context.Context, id acp.SessionId) error {
+	a.mu.Lock()
+	th, c := a.threads[string(id)], a.conn
+	a.mu.Unlock()
+	if th == nil || c == nil {
+		return nil
+	}
+	ts := th.turn.Load()
+	if ts == nil {
+		return nil
+	}
+	turnID, ok := ts.idOrRequestCancel()
+	if !ok {
+		return nil // interrupted as soon as its id is known
+	}
+	if err := c.call(ctx, "turn/interrupt", turnInterruptParams{ThreadID: th.id, TurnID: turnID}, nil); err != nil {
+		return fmt.Errorf("interrupt codex turn: %w", err)
+	}
+	return nil
+}
+
+// Close kills the app-server; every running Prompt returns an error.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	c := a.conn
+	a.mu.Unlock()
+	a.cancel()
+	if c != nil {
+		c.kill()
+	}
+	return nil
+}
+
+// takeNotices hands process-wide notices to the next turn.
+func (a *Agent) takeNotices() []acpbridge.Notice {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.notices
+	a.notices = nil
+	return n
+}
+
+// turnState is one running turn.
+type turnState struct {
+	sink     acpbridge.Sink
+	detached atomic.Bool // the Prompt returned early: deliver nothing more
+
+	ctx  context.Context // cancelled when the turn ends: pending approvals answer "cancel"
+	stop context.CancelFunc
+
+	readID string // turn id as the read loop knows it; owned by the read loop
+
+	mu              sync.Mutex
+	id              string
+	cancelRequested bool
+
+	done   chan struct{}
+	result turn // set before done is closed
+}
+
+func newTurn(parent context.Context, sink acpbridge.Sink) *turnState {
+	ctx, stop := context.WithCancel(parent)
+	return &turnState{sink: sink, ctx: ctx, stop: stop, done: make(chan struct{})}
+}
+
+// setID records the turn id and reports whether a cancel is waiting for it.
+func (ts *turnState) setID(id string) (interrupt bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.id != "" {
+		return false
+	}
+	ts.id = id
+	return ts.cancelRequested
+}
+
+// idOrRequestCancel returns the turn id, or, when it is not known yet, asks
+// for the turn to be interrupted as soon as it is.
+func (ts *turnState) idOrRequestCancel() (string, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.id == "" {
+		ts.cancelRequested = true
+		return "", false
+	}
+	return ts.id, true
+}
+
+func (ts *turnState) requestCancel() {
+	ts.mu.Lock()
+	ts.cancelRequested = true
+	ts.mu.Unlock()
+}
+
+func (ts *turnState) finish(t turn) {
+	ts.result = t
+	ts.stop()
+	close(ts.done)
+}

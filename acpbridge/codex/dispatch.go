@@ -1,0 +1,192 @@
+package codex
+
+import (
+	"encoding/json"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+)
+
+// discardSink receives what belongs to no running turn (a turn whose Prompt
+// gave up, or a thread nobody is prompting): bookkeeping still runs, output
+// goes nowhere.
+type discardSink struct{}
+
+func (discardSink) Update(acp.SessionUpdate) {}
+func (discardSink) Notice(acpbridge.Notice)  {}
+
+// sinkFor picks where a notification of this thread goes: the running turn's
+// sink when the notification belongs to it.
+func (th *thread) sinkFor(turnID []byte) acpbridge.Sink {
+	ts := th.turn.Load()
+	if ts == nil || ts.detached.Load() {
+		return discardSink{}
+	}
+	if ts.readID != "" && len(turnID) > 0 && string(turnID) != ts.readID {
+		return discardSink{}
+	}
+	return ts.sink
+}
+
+// handleNotification runs on the read loop for every notification. The
+// delta notifications (nearly all traffic) are read with the allocation-free
+// scanner; everything else is decoded with encoding/json.
+func (a *Agent) handleNotification(c *conn, method, params []byte) {
+	switch string(method) {
+	case "item/agentMessage/delta", "item/reasoning/summaryTextDelta",
+		"item/reasoning/textDelta", "item/commandExecution/outputDelta":
+	default:
+		a.handleOther(c, string(method), params)
+		return
+	}
+	var threadID, turnID, itemID, delta []byte
+	f := newFields(params)
+	for {
+		k, v, ok := f.next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "threadId":
+			threadID, _, _ = rawString(v)
+		case "turnId":
+			turnID, _, _ = rawString(v)
+		case "itemId":
+			itemID, _, _ = rawString(v)
+		case "delta":
+			delta = v
+		}
+	}
+	th := a.lookupThread(threadID)
+	if th == nil || f.err != nil {
+		return
+	}
+	sink := th.sinkFor(turnID)
+	switch string(method) {
+	case "item/agentMessage/delta":
+		th.tr.agentDelta(itemID, delta, sink)
+	case "item/commandExecution/outputDelta":
+		th.tr.commandOutputDelta(itemID, delta, sink)
+	default:
+		th.tr.reasoningDelta(itemID, delta, sink)
+	}
+}
+
+func (a *Agent) handleOther(c *conn, method string, params []byte) {
+	var threadID, turnID []byte
+	f := newFields(params)
+	for {
+		k, v, ok := f.next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "threadId":
+			threadID, _, _ = rawString(v)
+		case "turnId":
+			turnID, _, _ = rawString(v)
+		}
+	}
+	var th *thread
+	if threadID != nil {
+		th = a.lookupThread(threadID)
+	}
+
+	switch method {
+	case "turn/started", "turn/completed":
+		if th == nil {
+			return
+		}
+		var n turnNotification
+		if err := json.Unmarshal(params, &n); err != nil {
+			a.log.Warn("decode "+method, "err", err)
+			return
+		}
+		ts := th.turn.Load()
+		if ts == nil || (ts.readID != "" && ts.readID != n.Turn.ID) {
+			return
+		}
+		if method == "turn/started" {
+			ts.readID = n.Turn.ID
+			if ts.setID(n.Turn.ID) {
+				a.interruptAsync(c, th.id, n.Turn.ID)
+			}
+			return
+		}
+		th.turn.CompareAndSwap(ts, nil)
+		ts.finish(n.Turn)
+		return
+	case "item/started":
+		if th != nil {
+			th.tr.itemStarted(params, th.sinkFor(turnID))
+		}
+		return
+	case "item/completed":
+		if th != nil {
+			th.tr.itemCompleted(params, th.sinkFor(turnID))
+		}
+		return
+	case "item/reasoning/summaryPartAdded":
+		if th != nil {
+			th.tr.reasoningPart(params, th.sinkFor(turnID))
+		}
+		return
+	case "turn/plan/updated":
+		if th != nil {
+			th.tr.plan(params, th.sinkFor(turnID))
+		}
+		return
+	case "thread/tokenUsage/updated":
+		if th != nil {
+			th.tr.usage(params, th.sinkFor(turnID))
+		}
+		return
+	}
+
+	n, ok := notice(method, params)
+	if !ok {
+		a.log.Debug("ignored codex notification", "method", method)
+		return
+	}
+	if th != nil {
+		if ts := th.turn.Load(); ts != nil && !ts.detached.Load() {
+			th.sinkFor(turnID).Notice(n)
+			return
+		}
+	}
+	a.processNotice(n)
+}
+
+// processNotice shows a notice that names no running turn (a config warning
+// at startup, a deprecation) on every running turn, or keeps it for the next.
+func (a *Agent) processNotice(n acpbridge.Notice) {
+	a.mu.Lock()
+	var sinks []acpbridge.Sink
+	for _, th := range a.threads {
+		if ts := th.turn.Load(); ts != nil && !ts.detached.Load() {
+			sinks = append(sinks, ts.sink)
+		}
+	}
+	if len(sinks) == 0 && len(a.notices) < maxPendingNotices {
+		a.notices = append(a.notices, n)
+	}
+	a.mu.Unlock()
+	for _, s := range sinks {
+		s.Notice(n)
+	}
+}
+
+// handleRequest answers a server-to-client request. Approvals are decided on
+// their own goroutine; anything else is refused at once.
+func (a *Agent) handleRequest(c *conn, id json.RawMessage, method string, params []byte) {
+	switch method {
+	case "item/commandExecution/requestApproval", "item/fileChange/requestApproval":
+		a.approval(c, id, method, params)
+	default:
+		a.log.Warn("refused unsupported codex request", "method", method)
+		if err := c.respondError(id, -32601, "wecodex does not support "+method); err != nil {
+			a.log.Warn("answer codex request", "method", method, "err", err)
+		}
+	}
+}

@@ -1,0 +1,243 @@
+package codex
+
+import "encoding/json"
+
+// Wire types of the Codex app-server protocol (see `codex app-server
+// generate-json-schema`). Only the fields wecodex reads or sends are here;
+// Codex ignores what we omit and we ignore what we do not name.
+
+// Client → server requests.
+
+type initializeParams struct {
+	ClientInfo clientInfo `json:"clientInfo"`
+}
+
+type clientInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+type threadStartParams struct {
+	Cwd            string `json:"cwd,omitempty"`
+	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
+	Sandbox        string `json:"sandbox,omitempty"`
+}
+
+type threadResumeParams struct {
+	ThreadID       string `json:"threadId"`
+	Cwd            string `json:"cwd,omitempty"`
+	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
+	Sandbox        string `json:"sandbox,omitempty"`
+	// ExcludeTurns skips full-history hydration, which Codex deprecates; the
+	// history is read page by page with thread/items/list instead.
+	ExcludeTurns bool `json:"excludeTurns,omitempty"`
+}
+
+type threadResponse struct {
+	Thread struct {
+		ID string `json:"id"`
+	} `json:"thread"`
+}
+
+type threadItemsListParams struct {
+	ThreadID string `json:"threadId"`
+	Cursor   string `json:"cursor,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+}
+
+type threadItemsListResponse struct {
+	Data []struct {
+		TurnID string     `json:"turnId"`
+		Item   threadItem `json:"item"`
+	} `json:"data"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+type turnStartParams struct {
+	ThreadID string      `json:"threadId"`
+	Input    []userInput `json:"input"`
+}
+
+type userInput struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+}
+
+type turnStartResponse struct {
+	Turn turn `json:"turn"`
+}
+
+type turnInterruptParams struct {
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+}
+
+// Server → client notifications.
+
+type turn struct {
+	ID     string     `json:"id"`
+	Status string     `json:"status"` // completed | interrupted | failed | inProgress
+	Error  *turnError `json:"error"`
+}
+
+type turnError struct {
+	Message           string  `json:"message"`
+	AdditionalDetails *string `json:"additionalDetails"`
+}
+
+type turnNotification struct { // turn/started, turn/completed
+	ThreadID string `json:"threadId"`
+	Turn     turn   `json:"turn"`
+}
+
+type itemNotification struct { // item/started, item/completed
+	ThreadID string     `json:"threadId"`
+	TurnID   string     `json:"turnId"`
+	Item     threadItem `json:"item"`
+}
+
+// threadItem is the union of the item types wecodex translates; Type says
+// which fields are meaningful.
+type threadItem struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+
+	// agentMessage
+	Text  string  `json:"text"`
+	Phase *string `json:"phase"`
+
+	// userMessage
+	Content []userInput `json:"content"`
+
+	// commandExecution
+	Command          string  `json:"command"`
+	Cwd              string  `json:"cwd"`
+	Status           string  `json:"status"` // inProgress | completed | failed | declined
+	AggregatedOutput *string `json:"aggregatedOutput"`
+	ExitCode         *int    `json:"exitCode"`
+
+	// fileChange
+	Changes []fileUpdateChange `json:"changes"`
+
+	// mcpToolCall
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Result    *mcpResult      `json:"result"`
+	Error     *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+
+	// webSearch
+	Query string `json:"query"`
+}
+
+type fileUpdateChange struct {
+	Path string `json:"path"`
+	Diff string `json:"diff"`
+	Kind struct {
+		Type     string  `json:"type"` // add | delete | update
+		MovePath *string `json:"move_path"`
+	} `json:"kind"`
+}
+
+type mcpResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+type planNotification struct { // turn/plan/updated
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+	Plan     []struct {
+		Step   string `json:"step"`
+		Status string `json:"status"` // pending | inProgress | completed
+	} `json:"plan"`
+}
+
+type tokenUsageNotification struct { // thread/tokenUsage/updated
+	ThreadID   string `json:"threadId"`
+	TurnID     string `json:"turnId"`
+	TokenUsage struct {
+		Last struct {
+			TotalTokens int `json:"totalTokens"`
+		} `json:"last"`
+		ModelContextWindow *int `json:"modelContextWindow"`
+	} `json:"tokenUsage"`
+}
+
+type errorNotification struct { // error
+	ThreadID  string    `json:"threadId"`
+	TurnID    string    `json:"turnId"`
+	Error     turnError `json:"error"`
+	WillRetry bool      `json:"willRetry"`
+}
+
+type warningNotification struct { // warning, guardianWarning
+	ThreadID *string `json:"threadId"`
+	Message  string  `json:"message"`
+}
+
+type summaryNotification struct { // configWarning, deprecationNotice
+	Summary string  `json:"summary"`
+	Details *string `json:"details"`
+}
+
+type reasoningPartNotification struct { // item/reasoning/summaryPartAdded
+	ThreadID     string `json:"threadId"`
+	TurnID       string `json:"turnId"`
+	ItemID       string `json:"itemId"`
+	SummaryIndex int    `json:"summaryIndex"`
+}
+
+type modelReroutedNotification struct { // model/rerouted
+	ThreadID  string `json:"threadId"`
+	FromModel string `json:"fromModel"`
+	ToModel   string `json:"toModel"`
+}
+
+// Server → client requests.
+
+type approvalParams struct { // item/commandExecution/requestApproval, item/fileChange/requestApproval
+	ThreadID string  `json:"threadId"`
+	TurnID   string  `json:"turnId"`
+	ItemID   string  `json:"itemId"`
+	Command  *string `json:"command"`
+	Cwd      *string `json:"cwd"`
+	Reason   *string `json:"reason"`
+}
+
+type approvalResponse struct {
+	Decision string `json:"decision"` // accept | acceptForSession | decline | cancel
+}
+
+// JSON-RPC envelopes, without the "jsonrpc" member Codex does not use.
+
+type rpcRequest struct {
+	ID     int64  `json:"id"`
+	Method string `json:"method"`
+	Params any    `json:"params,omitempty"`
+}
+
+type rpcNotification struct {
+	Method string `json:"method"`
+	Params any    `json:"params,omitempty"`
+}
+
+type rpcResponse struct {
+	ID     json.RawMessage `json:"id"`
+	Result any             `json:"result"`
+}
+
+type rpcErrorResponse struct {
+	ID    json.RawMessage `json:"id"`
+	Error rpcError        `json:"error"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
