@@ -92,21 +92,18 @@ func (w *Workspace) resolve(path string) (string, error) {
 		return "", fmt.Errorf("refused %s: the path must be absolute (inside %s)", path, w.dir)
 	}
 	clean := filepath.Clean(path)
-	// The agent may name files through the workspace as configured or through
-	// its resolved form; both mean the same tree.
-	rel, ok := within(w.dir, clean)
-	if !ok {
-		if rel, ok = within(w.real, clean); !ok {
-			return "", fmt.Errorf("refused %s: %w %s", path, ErrOutsideWorkspace, w.dir)
-		}
-	}
-	resolved, err := resolveExisting(filepath.Join(w.real, rel))
+	resolved, err := resolveExisting(clean)
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", path, err)
 	}
-	rel, ok = within(w.real, resolved)
+	rel, ok := within(w.real, resolved)
 	if !ok {
-		return "", fmt.Errorf("refused %s: it resolves through a symlink to %s, %w %s", path, resolved, ErrOutsideWorkspace, w.dir)
+		_, inDir := within(w.dir, clean)
+		_, inReal := within(w.real, clean)
+		if inDir || inReal {
+			return "", fmt.Errorf("refused %s: it resolves through a symlink to %s, %w %s", path, resolved, ErrOutsideWorkspace, w.dir)
+		}
+		return "", fmt.Errorf("refused %s: %w %s", path, ErrOutsideWorkspace, w.dir)
 	}
 	if rel == "." {
 		return "", fmt.Errorf("refused %s: it is the workspace directory itself, not a file", path)
