@@ -77,7 +77,7 @@ func startAppServer(t testing.TB, h *Harness) *rawAppServer {
 	}()
 	t.Cleanup(func() {
 		_ = c.stdin.Close()
-		_ = c.cmd.Process.Kill()
+		_ = KillGroup(c.cmd)
 		_ = c.cmd.Wait()
 		<-readDone
 		if t.Failed() {

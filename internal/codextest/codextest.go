@@ -118,10 +118,14 @@ func StartWith(t testing.TB, script scriptedmodel.Script, opts scriptedmodel.Hom
 func (h *Harness) AllowServerErrors() { h.allowServerErrors = true }
 
 // Command returns an exec.Cmd running codex with args in the workspace, with
-// the harness environment.
+// the harness environment, in a process group of its own: the pinned
+// `codex` is a Node wrapper that (on Node < 22.15) spawns the native binary
+// as a child, so killing the wrapper alone leaves Codex running. Stop it
+// with [KillGroup].
 func (h *Harness) Command(args ...string) *exec.Cmd {
 	cmd := exec.Command(h.Bin, args...)
 	cmd.Dir = h.Workspace
 	cmd.Env = h.Env
+	setProcessGroup(cmd)
 	return cmd
 }

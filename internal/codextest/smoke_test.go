@@ -113,6 +113,7 @@ func turnStatus(t *testing.T, msgs []rpcMessage) string {
 // TestSmokeCommentaryCommandFinalAnswer runs one real `codex app-server` turn
 // against the scripted model: commentary, a command, then the final answer.
 func TestSmokeCommentaryCommandFinalAnswer(t *testing.T) {
+	t.Parallel()
 	const prompt = "What does the workspace say?"
 	h := Start(t, sm.Sequence(
 		sm.Reply(
@@ -189,6 +190,7 @@ func TestSmokeCommentaryCommandFinalAnswer(t *testing.T) {
 // TestSmokeEscalatedCommandAsksApproval checks that an escalated exec_command
 // makes Codex ask the client before running it, and that accepting runs it.
 func TestSmokeEscalatedCommandAsksApproval(t *testing.T) {
+	t.Parallel()
 	h := StartWith(t, sm.Sequence(
 		sm.Reply(sm.EscalatedExecCommand("call_up", "echo escalated", "Need to leave the sandbox.")),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Done.")),
