@@ -1,0 +1,233 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The lease is a hash {token, replica}. token comes from the conversation's
+// fencing counter, so every acquisition has a larger token than any before
+// it: a holder whose lease expired presents an old token and every script
+// below refuses it.
+const (
+	fieldToken   = "token"
+	fieldReplica = "replica"
+)
+
+// takeTurn acquires a free lease and pops the oldest waiting item.
+// KEYS: lease, queue, fence, owner, stop. ARGV: replica, lease TTL (ms),
+// fence TTL (ms), owner TTL (ms).
+var takeTurn = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, false, redis.call('LLEN', KEYS[2])} end
+local item = redis.call('LPOP', KEYS[2])
+if not item then return {0, false, 0} end
+local token = redis.call('INCR', KEYS[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+redis.call('HSET', KEYS[1], 'token', token, 'replica', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[4])
+redis.call('DEL', KEYS[5])
+return {token, item, redis.call('LLEN', KEYS[2])}
+`)
+
+// TakeTurn acquires the conversation's free lease for replica and pops the
+// oldest waiting item in one step, recording replica as the owner. token is
+// 0 when the lease is held or the queue is empty; queued is the queue length
+// after the call.
+func (s *Store) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, err error) {
+	v, err := takeTurn.Run(ctx, s.client,
+		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Fence(conv), s.keys.Owner(conv), s.keys.Stop(conv)},
+		replica, ttl.Milliseconds(), FenceTTL.Milliseconds(), ConversationTTL.Milliseconds()).Slice()
+	if err != nil {
+		return 0, nil, 0, fmt.Errorf("take turn: %w", err)
+	}
+	token, _ = v[0].(int64)
+	if it, ok := v[1].(string); ok {
+		item = []byte(it)
+	}
+	n, _ := v[2].(int64)
+	return token, item, int(n), nil
+}
+
+// nextTurn pops the next item for the token's holder, or releases the lease
+// when the queue is empty. A stop request belonged to the turn that just
+// ended, so it is cleared either way.
+// KEYS: lease, queue, stop. ARGV: token, lease TTL (ms).
+var nextTurn = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return {0, false} end
+redis.call('DEL', KEYS[3])
+local item = redis.call('LPOP', KEYS[2])
+if not item then
+  redis.call('DEL', KEYS[1])
+  return {1, false}
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {1, item}
+`)
+
+// NextTurn pops the next waiting item for the holder of token and renews the
+// lease, or releases the lease when the queue is empty (item nil). held is
+// false, and nothing changes, when token no longer holds the lease.
+func (s *Store) NextTurn(ctx context.Context, conv string, token int64, ttl time.Duration) (item []byte, held bool, err error) {
+	v, err := nextTurn.Run(ctx, s.client,
+		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Stop(conv)},
+		token, ttl.Milliseconds()).Slice()
+	if err != nil {
+		return nil, false, fmt.Errorf("take next turn: %w", err)
+	}
+	if it, ok := v[1].(string); ok {
+		item = []byte(it)
+	}
+	return item, v[0] == int64(1), nil
+}
+
+// renewLease extends the lease held with a token and says whether /stop
+// asked that turn to end.
+// KEYS: lease, stop. ARGV: token, lease TTL (ms).
+var renewLease = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return {0, 0} end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[1] then return {1, 1} end
+return {1, 0}
+`)
+
+// RenewLease extends the lease held with token. held is false when the token
+// no longer holds it (it expired and another replica may have taken it);
+// stop is true when RequestStop was called for this holder.
+func (s *Store) RenewLease(ctx context.Context, conv string, token int64, ttl time.Duration) (held, stop bool, err error) {
+	v, err := renewLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv)},
+		token, ttl.Milliseconds()).Int64Slice()
+	if err != nil {
+		return false, false, fmt.Errorf("renew lease: %w", err)
+	}
+	return v[0] == 1, v[1] == 1, nil
+}
+
+// releaseLease frees the lease if the token still holds it.
+// KEYS: lease, stop. ARGV: token.
+var releaseLease = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`)
+
+// ReleaseLease frees the lease if token still holds it.
+func (s *Store) ReleaseLease(ctx context.Context, conv string, token int64) (bool, error) {
+	n, err := releaseLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv)}, token).Int()
+	if err != nil {
+		return false, fmt.Errorf("release lease: %w", err)
+	}
+	return n == 1, nil
+}
+
+// Lease returns the replica and token holding the conversation's lease; token
+// is 0 when it is free.
+func (s *Store) Lease(ctx context.Context, conv string) (replica string, token int64, err error) {
+	v, err := s.client.HMGet(ctx, s.keys.Lease(conv), fieldReplica, fieldToken).Result()
+	if err != nil {
+		return "", 0, fmt.Errorf("read lease: %w", err)
+	}
+	replica, _ = v[0].(string)
+	if t, ok := v[1].(string); ok {
+		if token, err = strconv.ParseInt(t, 10, 64); err != nil {
+			return "", 0, fmt.Errorf("read lease: bad token %q: %w", t, err)
+		}
+	}
+	return replica, token, nil
+}
+
+// requestStop records a stop for the current holder's token.
+// KEYS: lease, stop. ARGV: stop TTL (ms).
+var requestStop = redis.NewScript(`
+local t = redis.call('HGET', KEYS[1], 'token')
+if not t then return 0 end
+redis.call('SET', KEYS[2], t, 'PX', ARGV[1])
+return 1
+`)
+
+// RequestStop asks the turn holding the conversation's lease to stop: the
+// holder sees it on its next RenewLease, and at once through WatchStops.
+// running is false when no turn holds the lease.
+func (s *Store) RequestStop(ctx context.Context, conv string) (bool, error) {
+	n, err := requestStop.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv)},
+		LeaseTTL.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("request stop: %w", err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	if err := s.client.Publish(ctx, s.keys.StopChannel(), conv).Err(); err != nil {
+		return true, fmt.Errorf("announce stop: %w", err)
+	}
+	return true, nil
+}
+
+// WatchStops calls fn with the conversation of every stop announced, until
+// ctx ends (then it returns nil). ready is called once the subscription is
+// live. fn runs on the caller's goroutine and should not block for long.
+func (s *Store) WatchStops(ctx context.Context, ready func(), fn func(conv string)) error {
+	sub := s.client.Subscribe(ctx, s.keys.StopChannel())
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("subscribe to stop requests: %w", err)
+	}
+	ready()
+	ch := sub.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-ch:
+			if !ok {
+				return errors.New("stop request subscription closed")
+			}
+			fn(m.Payload)
+		}
+	}
+}
+
+// Heartbeat records replica as alive for ttl; ttl 0 drops the record at once
+// (a replica shutting down cleanly, so its conversations move without delay).
+func (s *Store) Heartbeat(ctx context.Context, replica string, ttl time.Duration) error {
+	key := s.keys.Replica(replica)
+	var err error
+	if ttl <= 0 {
+		err = s.client.Del(ctx, key).Err()
+	} else {
+		err = s.client.Set(ctx, key, "1", ttl).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	return nil
+}
+
+// ReplicaAlive reports whether replica's heartbeat is current.
+func (s *Store) ReplicaAlive(ctx context.Context, replica string) (bool, error) {
+	n, err := s.client.Exists(ctx, s.keys.Replica(replica)).Result()
+	if err != nil {
+		return false, fmt.Errorf("read heartbeat: %w", err)
+	}
+	return n == 1, nil
+}
+
+// Owner returns the replica that last took a turn of conv ("" when none).
+func (s *Store) Owner(ctx context.Context, conv string) (string, error) {
+	v, err := s.client.Get(ctx, s.keys.Owner(conv)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read owner: %w", err)
+	}
+	return v, nil
+}

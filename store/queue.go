@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// enqueue appends an item unless the queue is full. It returns the new length
+// (0 when refused) and whether a turn holds the lease.
+// KEYS: queue, lease. ARGV: item, max, queue TTL (ms).
+var enqueue = redis.NewScript(`
+local leased = redis.call('EXISTS', KEYS[2])
+if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return {0, leased} end
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {n, leased}
+`)
+
+// Enqueue appends item to the conversation's FIFO queue unless it already
+// holds max items, and marks the conversation pending so a replica polling
+// for work finds it. position is the item's 1-based place (0 when refused);
+// leased says whether a turn holds the lease now.
+func (s *Store) Enqueue(ctx context.Context, conv string, item []byte, max int) (position int, leased bool, err error) {
+	v, err := enqueue.Run(ctx, s.client, []string{s.keys.Queue(conv), s.keys.Lease(conv)},
+		item, max, QueueTTL.Milliseconds()).Int64Slice()
+	if err != nil {
+		return 0, false, fmt.Errorf("enqueue: %w", err)
+	}
+	if v[0] > 0 {
+		// The pending set spans conversations, so it cannot share the
+		// script's slot; SettlePending copes with the gap between the two.
+		if err := s.markPending(ctx, conv); err != nil {
+			return 0, false, err
+		}
+	}
+	return int(v[0]), v[1] == 1, nil
+}
+
+// Queued returns the conversation's waiting items, oldest first.
+func (s *Store) Queued(ctx context.Context, conv string) ([][]byte, error) {
+	v, err := s.client.LRange(ctx, s.keys.Queue(conv), 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	out := make([][]byte, len(v))
+	for i, it := range v {
+		out[i] = []byte(it)
+	}
+	return out, nil
+}
+
+// Pending returns up to max conversations that may have waiting items (a
+// random sample when there are more).
+func (s *Store) Pending(ctx context.Context, max int) ([]string, error) {
+	v, err := s.client.SRandMemberN(ctx, s.keys.Pending(), int64(max)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list pending conversations: %w", err)
+	}
+	return v, nil
+}
+
+// SettlePending drops conv from the pending set when its queue is empty. An
+// Enqueue racing with it pushes before it marks, so checking the queue again
+// after the removal and marking back catches every interleaving.
+func (s *Store) SettlePending(ctx context.Context, conv string) error {
+	qk, pk := s.keys.Queue(conv), s.keys.Pending()
+	n, err := s.client.LLen(ctx, qk).Result()
+	if err != nil {
+		return fmt.Errorf("settle pending: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if err := s.client.SRem(ctx, pk, conv).Err(); err != nil {
+		return fmt.Errorf("settle pending: %w", err)
+	}
+	if n, err = s.client.LLen(ctx, qk).Result(); err != nil {
+		return fmt.Errorf("settle pending: %w", err)
+	}
+	if n > 0 {
+		return s.markPending(ctx, conv)
+	}
+	return nil
+}
+
+// markPending adds conv to the pending set and renews the set's TTL, which
+// matches the queues': a set idle that long lists only expired queues.
+func (s *Store) markPending(ctx context.Context, conv string) error {
+	pk := s.keys.Pending()
+	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, pk, conv)
+		p.Expire(ctx, pk, QueueTTL)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("mark conversation pending: %w", err)
+	}
+	return nil
+}
