@@ -1,0 +1,78 @@
+package bot
+
+import (
+	"strings"
+	"unicode"
+)
+
+// ChatType says whether a message came from a one-to-one or a group chat.
+type ChatType string
+
+const (
+	ChatSingle ChatType = "single"
+	ChatGroup  ChatType = "group"
+)
+
+// Message is one user message as the platform layer hands it to the engine.
+type Message struct {
+	// ID is the platform's message id (WeCom msgid); repeats of one ID are
+	// the same message delivered again.
+	ID string
+	// Conversation is the group chat id, or the user id for a 1:1 chat.
+	Conversation string
+	// User is the sender's user id.
+	User string
+	// Text is the message text with any @mention of the bot already removed
+	// (see StripMention).
+	Text string
+	// ChatType is single or group.
+	ChatType ChatType
+	// ReplyURL is where answer text that outlives the stream is delivered
+	// (WeCom response_url); the engine passes it to the Deliverer untouched.
+	ReplyURL string
+}
+
+// Frame is the newest state of one reply stream: what the platform shows for
+// the stream id right now. Content is cumulative markdown (each frame
+// replaces the previous one). Finish is true once the stream will not change
+// again.
+type Frame struct {
+	StreamID string
+	Content  string
+	Finish   bool
+}
+
+// StripMention removes the leading "@name" mentions a group chat puts in front
+// of a message addressed to the bot, and the surrounding space. Mentions of
+// other people inside the text are kept. When botName is empty any leading
+// @word is treated as the bot's mention.
+func StripMention(text, botName string) string {
+	s := strings.TrimSpace(text)
+	for strings.HasPrefix(s, "@") {
+		rest := s[1:]
+		if botName != "" {
+			if !strings.HasPrefix(rest, botName) {
+				break
+			}
+			after := rest[len(botName):]
+			if after != "" && !startsWithSpace(after) {
+				break
+			}
+			s = strings.TrimSpace(after)
+			continue
+		}
+		i := strings.IndexFunc(rest, unicode.IsSpace)
+		if i < 0 {
+			return ""
+		}
+		s = strings.TrimSpace(rest[i:])
+	}
+	return s
+}
+
+func startsWithSpace(s string) bool {
+	for _, r := range s {
+		return unicode.IsSpace(r)
+	}
+	return false
+}

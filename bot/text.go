@@ -1,0 +1,42 @@
+package bot
+
+import (
+	"fmt"
+	"time"
+)
+
+// What the engine itself says. Kept together so the wording is consistent.
+const (
+	textThinking  = "⏳ Thinking…"
+	textRefused   = "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."
+	textEmpty     = "Send me a message to start, or /help for commands."
+	textQueueFull = "Too many messages are waiting in this conversation (%d). Send it again when the current ones are done, or /stop the running one."
+	textHelp      = "**Commands**\n" +
+		"- `/new` — start a fresh session with the next message\n" +
+		"- `/stop` — stop the running turn\n" +
+		"- `/status` — what is running and waiting here\n" +
+		"- `/help` — this list\n\n" +
+		"Anything else is sent to the agent. Messages sent while it works wait their turn."
+	textNew          = "OK — the next message starts a fresh session."
+	textStopped      = "OK — asked the running turn to stop."
+	textNothingToRun = "Nothing is running in this conversation."
+)
+
+func textQueued(position int) string {
+	return fmt.Sprintf("⏳ Queued (position %d) — waiting for the running turn to finish.", position)
+}
+
+func textStatus(running bool, replica string, waiting int, session string) string {
+	turn := "idle"
+	if running {
+		turn = "running (replica " + replica + ")"
+	}
+	if session == "" {
+		session = "none yet (the next message starts one)"
+	}
+	return fmt.Sprintf("**Status**\n- turn: %s\n- waiting: %d\n- session: %s", turn, waiting, session)
+}
+
+func textTimeout(d time.Duration) string {
+	return fmt.Sprintf("timed out after %s (agent.turn_timeout)", d)
+}

@@ -1,0 +1,220 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/cards"
+)
+
+// windowNoteRoom is kept free in every frame for the note that closes a
+// stream early, so adding it never breaks the platform's byte cap.
+const windowNoteRoom = 256
+
+const (
+	textWindowClosed = "_(this reply is taking long: the rest of the answer follows in a separate message)_"
+	textShutdown     = "Stopped: the bot is shutting down. Send the message again to retry."
+	textStopNotice   = "Stopped with /stop."
+	textLeaseLost    = "another server took over this conversation"
+)
+
+// runTurn runs one queued message as an agent turn and publishes its card.
+func (e *Engine) runTurn(ctx context.Context, w *worker, q queued, takeover bool) {
+	log := e.log.With("conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
+	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom))
+	out := &stream{e: e, log: log, q: q, open: true}
+	// Frames must reach the store even while the engine shuts down: the last
+	// one tells the user the turn was stopped.
+	saveCtx := context.WithoutCancel(ctx)
+	pub := cards.NewPublisher(card, out.render, func(f shown, final bool) { out.emit(saveCtx, f, final) },
+		cards.WithInterval(e.cfg.UpdateInterval))
+	sink := cardSink{pub: pub}
+
+	// The platform stops refreshing the stream a fixed time after the user's
+	// message, however long it waited in the queue.
+	windowDone := make(chan struct{})
+	windowStopped := make(chan struct{})
+	go func() {
+		defer close(windowStopped)
+		t := time.NewTimer(time.Until(time.UnixMilli(q.Received).Add(e.cfg.StreamWindow)))
+		defer t.Stop()
+		select {
+		case <-windowDone:
+		case <-t.C:
+			out.windowClosed.Store(true)
+			pub.Refresh()
+		}
+	}()
+	pub.Refresh() // show the turn as running at once
+
+	turnCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	timed, cancelTimer := context.WithTimeoutCause(turnCtx, e.cfg.TurnTimeout, errTimeout)
+	defer cancelTimer()
+	w.setCancel(stop)
+	stopReason, err := e.prompt(timed, log, q, sink, takeover)
+	w.setCancel(nil)
+
+	status := e.outcome(ctx, timed, sink, stopReason, err)
+	log.Info("turn ended", "status", status.String())
+	pub.SetStatus(status)
+	pub.Close()
+	close(windowDone)
+	<-windowStopped
+	dctx, cancel := context.WithTimeout(saveCtx, 30*time.Second)
+	defer cancel()
+	out.deliverRest(dctx, card)
+}
+
+// prompt opens the conversation's session and runs the turn in it.
+func (e *Engine) prompt(ctx context.Context, log *slog.Logger, q queued, sink cardSink, takeover bool) (acp.StopReason, error) {
+	sid, _, note, err := e.session(ctx, q.Conversation, takeover)
+	if err != nil {
+		return "", err
+	}
+	if note != "" {
+		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: note})
+	}
+	e.mu.Lock()
+	e.running[sid] = sink
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.running, sid)
+		e.mu.Unlock()
+	}()
+
+	// A cancelled context alone may not stop the agent's turn on its side;
+	// Cancel does, and Prompt then returns.
+	done := make(chan struct{})
+	cancelled := make(chan struct{})
+	go func() {
+		defer close(cancelled)
+		select {
+		case <-done:
+		case <-ctx.Done():
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := e.agent.Cancel(cctx, sid); err != nil {
+				log.Warn("cancel agent turn", "session", sid, "err", err)
+			}
+		}
+	}()
+	log.Info("turn started", "session", sid)
+	stop, err := e.agent.Prompt(ctx, sid, q.Text, sink)
+	close(done)
+	<-cancelled
+	return stop, err
+}
+
+// outcome is the card status for how the turn ended, naming why it was cut
+// short when the engine cut it.
+func (e *Engine) outcome(runCtx, turnCtx context.Context, sink cardSink, stop acp.StopReason, err error) cards.Status {
+	if err == nil && stop != acp.StopReasonCancelled {
+		return cards.Finished(stop, nil) // it ended on its own, whatever raced it
+	}
+	cause := context.Cause(turnCtx)
+	switch {
+	case runCtx.Err() != nil:
+		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: textShutdown})
+		return cards.Status{State: cards.StateCancelled}
+	case errors.Is(cause, errTimeout):
+		return cards.Status{State: cards.StateFailed, Detail: textTimeout(e.cfg.TurnTimeout)}
+	case errors.Is(cause, errStopped):
+		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: textStopNotice})
+		return cards.Status{State: cards.StateCancelled}
+	case errors.Is(cause, errLeaseLost):
+		return cards.Status{State: cards.StateFailed, Detail: textLeaseLost}
+	}
+	return cards.Finished(stop, err)
+}
+
+// shown is what the publisher renders for a turn: the stream frame, and
+// whether the stream must close now because its window ended. skip is set
+// once the stream is finished: nothing more goes to it.
+type shown struct {
+	cards.StreamFrame
+	windowClosed bool
+	skip         bool
+}
+
+// stream is where a turn's card goes: frames of the platform stream while it
+// is open, then continuation messages through the Deliverer. from is the body
+// offset where text not yet shown starts. open and from are used only on the
+// publisher's goroutine (render and emit), then by deliverRest after the
+// publisher closed.
+type stream struct {
+	e            *Engine
+	log          *slog.Logger
+	q            queued
+	open         bool
+	from         int
+	windowClosed atomic.Bool
+}
+
+func (s *stream) render(c *cards.Card) shown {
+	if !s.open {
+		return shown{skip: true}
+	}
+	return shown{StreamFrame: c.Stream(s.from), windowClosed: s.windowClosed.Load()}
+}
+
+// emit writes a frame to the store. A body that outgrew the frame, or a
+// window that ended, finishes the stream; the rest is delivered at the end.
+func (s *stream) emit(ctx context.Context, f shown, final bool) {
+	if f.skip {
+		return
+	}
+	state, content := byte(frameRunning), f.Content
+	switch {
+	case f.MustFinish:
+		state = frameFinished
+		s.log.Info("answer outgrew the stream; the rest follows as separate messages")
+	case final:
+		state = frameFinished // the turn is over and everything fits
+	case f.windowClosed:
+		state = frameFinished
+		content += "\n\n" + textWindowClosed
+		s.log.Info("stream window closed; the rest follows as separate messages")
+	}
+	if state == frameFinished {
+		s.open = false
+		s.from = f.BodyEnd
+		if final && !f.MustFinish {
+			s.from = -1 // nothing left to deliver
+		}
+	}
+	if _, err := s.e.saveFrame(ctx, s.q.StreamID, state, content); err != nil {
+		s.log.Warn("publish frame", "final", state == frameFinished, "err", err)
+	}
+}
+
+// deliverRest sends what the stream could not show, once the turn is over:
+// the body from where the stream stopped, in parts the platform accepts, the
+// last one ending with the card's status.
+func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
+	if s.from < 0 {
+		return
+	}
+	body := c.Body()
+	for part := 1; ; part++ {
+		fr := c.Stream(s.from)
+		d := Delivery{
+			Conversation: s.q.Conversation, User: s.q.User, StreamID: s.q.StreamID, ReplyURL: s.q.ReplyURL,
+			Part: part, Last: !fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],
+		}
+		if err := s.e.deliver.Deliver(ctx, d); err != nil {
+			s.log.Error("deliver continuation; not retried so nothing shows twice", "part", part, "err", err)
+		}
+		s.from = fr.BodyEnd
+		if d.Last || fr.BodyEnd <= fr.BodyStart {
+			return
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Why a turn's context was cancelled, read back with context.Cause.
+var (
+	errStopped   = errors.New("stopped with /stop")
+	errTimeout   = errors.New("turn timed out")
+	errLeaseLost = errors.New("lost the conversation lease")
+	errShutdown  = errors.New("the bot is shutting down")
+)
+
+// worker runs the turns of one conversation on this replica while it holds
+// the conversation's lease: the taken message, then each message that waited
+// behind it, in order.
+type worker struct {
+	conv  string
+	token int64
+
+	mu     sync.Mutex
+	cancel context.CancelCauseFunc // cancels the running turn
+}
+
+// stopTurn cancels the running turn, if any, with cause.
+func (w *worker) stopTurn(cause error) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancel == nil {
+		return false
+	}
+	w.cancel(cause)
+	return true
+}
+
+func (w *worker) setCancel(c context.CancelCauseFunc) {
+	w.mu.Lock()
+	w.cancel = c
+	w.mu.Unlock()
+}
+
+// stopLocal cancels the conversation's turn if it runs on this replica.
+func (e *Engine) stopLocal(conv string, cause error) bool {
+	e.mu.Lock()
+	w := e.workers[conv]
+	e.mu.Unlock()
+	return w != nil && w.stopTurn(cause)
+}
+
+// tryStart takes conv's lease and its oldest waiting message if this replica
+// may: nobody holds the lease, and the conversation's owner is this replica,
+// no replica, or a replica whose heartbeat stopped (affinity: the agent's
+// thread lives with the replica that ran it).
+func (e *Engine) tryStart(ctx context.Context, conv string) {
+	e.mu.Lock()
+	_, busy := e.workers[conv]
+	e.mu.Unlock()
+	if busy {
+		return // the worker takes the next message itself
+	}
+	owner, err := e.store.Owner(ctx, conv)
+	if err != nil {
+		e.log.Warn("read owner", "conv", conv, "err", err)
+		return
+	}
+	if owner != "" && owner != e.cfg.Replica {
+		alive, err := e.store.ReplicaAlive(ctx, owner)
+		if err != nil {
+			e.log.Warn("read owner heartbeat", "conv", conv, "owner", owner, "err", err)
+			return
+		}
+		if alive {
+			return
+		}
+	}
+	token, item, left, err := e.store.TakeTurn(ctx, conv, e.cfg.Replica, e.cfg.LeaseTTL)
+	if err != nil {
+		e.log.Warn("take turn", "conv", conv, "err", err)
+		return
+	}
+	if token == 0 {
+		if left == 0 {
+			if err := e.store.SettlePending(ctx, conv); err != nil {
+				e.log.Warn("settle pending", "conv", conv, "err", err)
+			}
+		}
+		return
+	}
+	takeover := owner != "" && owner != e.cfg.Replica
+	if takeover {
+		e.log.Info("took over conversation", "conv", conv, "from", owner)
+	}
+	w := &worker{conv: conv, token: token}
+	e.mu.Lock()
+	e.workers[conv] = w
+	run := e.runCtx
+	e.wg.Add(1)
+	e.mu.Unlock()
+	go func() {
+		defer e.wg.Done()
+		defer func() {
+			e.mu.Lock()
+			delete(e.workers, conv)
+			e.mu.Unlock()
+		}()
+		e.work(run, w, item, takeover)
+	}()
+}
+
+// work runs turns until the queue is empty, the lease is lost, or ctx ends.
+func (e *Engine) work(ctx context.Context, w *worker, item []byte, takeover bool) {
+	log := e.log.With("conv", w.conv, "token", w.token)
+	renewCtx, stopRenew := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		e.renew(renewCtx, w)
+	}()
+	defer func() { stopRenew(); <-renewed }()
+
+	for item != nil {
+		var q queued
+		if err := json.Unmarshal(item, &q); err != nil {
+			log.Error("drop undecodable queued message", "err", err)
+		} else {
+			e.showPositions(ctx, w.conv)
+			e.runTurn(ctx, w, q, takeover)
+			takeover = false
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		next, held, err := e.store.NextTurn(ctx, w.conv, w.token, e.cfg.LeaseTTL)
+		if err != nil {
+			log.Warn("take next message", "err", err)
+			break
+		}
+		if !held {
+			log.Warn("lease lost before the next message; another replica continues")
+			return
+		}
+		item = next
+	}
+	// Stopping early (shutdown, store error): hand the queue to whoever comes
+	// next without making it wait for the lease to expire.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := e.store.ReleaseLease(rctx, w.conv, w.token); err != nil {
+		log.Warn("release lease", "err", err)
+	}
+}
+
+// renew keeps the lease alive while the worker runs, and ends the running
+// turn when the lease is lost or a /stop was recorded for it.
+func (e *Engine) renew(ctx context.Context, w *worker) {
+	t := time.NewTicker(e.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		held, stop, err := e.store.RenewLease(ctx, w.conv, w.token, e.cfg.LeaseTTL)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				e.log.Warn("renew lease", "conv", w.conv, "err", err)
+			}
+		case !held:
+			w.stopTurn(errLeaseLost)
+			return
+		case stop:
+			w.stopTurn(errStopped)
+		}
+	}
+}
+
+// showPositions rewrites the queue position on the card of every message
+// still waiting behind the one about to run.
+func (e *Engine) showPositions(ctx context.Context, conv string) {
+	items, err := e.store.Queued(ctx, conv)
+	if err != nil {
+		e.log.Warn("read queue", "conv", conv, "err", err)
+		return
+	}
+	for i, it := range items {
+		var q queued
+		if json.Unmarshal(it, &q) != nil {
+			continue
+		}
+		if _, err := e.saveWaiting(ctx, q.StreamID, textQueued(i+1)); err != nil {
+			e.log.Warn("update queue position", "conv", conv, "err", err)
+		}
+	}
+}
