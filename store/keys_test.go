@@ -1,0 +1,71 @@
+package store
+
+import (
+	"go/build"
+	"strings"
+	"testing"
+)
+
+func TestKeysLayout(t *testing.T) {
+	k := NewKeys("wx:")
+	for _, tc := range []struct{ got, want string }{
+		{k.Dedupe("m1"), "wx:dedupe:m1"},
+		{k.Session("c1"), "wx:{conv:c1}:session"},
+		{k.Lease("c1"), "wx:{conv:c1}:lease"},
+		{k.Fence("c1"), "wx:{conv:c1}:fence"},
+		{k.Queue("c1"), "wx:{conv:c1}:queue"},
+		{k.Stop("c1"), "wx:{conv:c1}:stop"},
+		{k.Owner("c1"), "wx:{conv:c1}:owner"},
+		{k.StopChannel(), "wx:stop"},
+		{k.Pending(), "wx:pending"},
+		{k.Replica("r1"), "wx:replica:r1"},
+		{k.Phase("th", "it"), "wx:phase:th:it"},
+		{k.Frame("s1"), "wx:frame:s1"},
+		{k.AppToken("ww1", "1000002"), "wx:wecom:app:token:ww1:1000002"},
+		{k.Cache("qywx_token"), "wx:cache:qywx_token"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("key %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// Every key of one conversation must land in one Cluster slot, so scripts
+// may touch them together: Cluster hashes only the first {…} of a key.
+func TestConversationKeysShareAHashTag(t *testing.T) {
+	k := NewKeys("wecodex:")
+	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
+	want := hashTag(k.Lease(conv))
+	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv)} {
+		if got := hashTag(key); got != want {
+			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
+		}
+	}
+	if want != "conv:wrkSFfCgAAxx:user" {
+		t.Errorf("hash tag %q", want)
+	}
+}
+
+func hashTag(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			return key[i+1 : i+1+j]
+		}
+	}
+	return key
+}
+
+// store implements interfaces other packages declare without importing them
+// (DESIGN.md: interfaces live with their users); only go-redis, miniredis
+// and the standard library may be imported.
+func TestImportsNoWecodexPackage(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if strings.HasPrefix(imp, "github.com/wecodex/") {
+			t.Errorf("store imports %s", imp)
+		}
+	}
+}
