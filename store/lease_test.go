@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// An old holder whose lease expired can neither renew, release nor take the
+// next message once another replica holds the lease with a larger token.
+func TestLeaseFencing(t *testing.T) { forEachBackend(t, testLeaseFencing) }
+
+func testLeaseFencing(t *testing.T, s *Store) {
+	ctx := context.Background()
+	const conv = "c1"
+	for _, item := range []string{"one", "two", "three"} {
+		if _, _, err := s.Enqueue(ctx, conv, []byte(item), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, item, left, err := s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond)
+	if err != nil || old == 0 || string(item) != "one" || left != 2 {
+		t.Fatalf("TakeTurn = %d %q %d %v, want a token, one, 2", old, item, left, err)
+	}
+	// While held, nobody else takes it.
+	if tok, it, left, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute); err != nil || tok != 0 || it != nil || left != 2 {
+		t.Fatalf("TakeTurn while held = %d %q %d %v, want 0 nil 2", tok, it, left, err)
+	}
+	waitLeaseFree(t, s, conv)
+	fresh, item, _, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	if err != nil || fresh <= old || string(item) != "two" {
+		t.Fatalf("TakeTurn after expiry = %d %q %v, want a token > %d and two", fresh, item, err, old)
+	}
+	if held, stop, err := s.RenewLease(ctx, conv, old, time.Minute); err != nil || held || stop {
+		t.Fatalf("old RenewLease = %v %v %v, want not held", held, stop, err)
+	}
+	if ok, err := s.ReleaseLease(ctx, conv, old); err != nil || ok {
+		t.Fatalf("old ReleaseLease = %v %v, want false", ok, err)
+	}
+	if it, held, err := s.NextTurn(ctx, conv, old, time.Minute); err != nil || held || it != nil {
+		t.Fatalf("old NextTurn = %q %v %v, want nothing, not held", it, held, err)
+	}
+	replica, token, err := s.Lease(ctx, conv)
+	if err != nil || replica != "replica-b" || token != fresh {
+		t.Fatalf("Lease = %q %d %v, want replica-b %d", replica, token, err, fresh)
+	}
+	if owner, err := s.Owner(ctx, conv); err != nil || owner != "replica-b" {
+		t.Fatalf("Owner = %q %v, want replica-b", owner, err)
+	}
+	// The new holder goes on: three, then the queue is empty and the lease free.
+	if it, held, err := s.NextTurn(ctx, conv, fresh, time.Minute); err != nil || !held || string(it) != "three" {
+		t.Fatalf("NextTurn = %q %v %v, want three", it, held, err)
+	}
+	if it, held, err := s.NextTurn(ctx, conv, fresh, time.Minute); err != nil || !held || it != nil {
+		t.Fatalf("NextTurn on empty = %q %v %v, want nil, held", it, held, err)
+	}
+	if _, token, _ := s.Lease(ctx, conv); token != 0 {
+		t.Fatalf("lease still held by %d after the queue emptied", token)
+	}
+}
+
+func waitLeaseFree(t *testing.T, s *Store, conv string) {
+	t.Helper()
+	for range 500 {
+		_, token, err := s.Lease(context.Background(), conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("lease never expired")
+}
+
+// A stop request reaches only the turn holding the lease when it was made.
+func TestStopRequest(t *testing.T) { forEachBackend(t, testStopRequest) }
+
+func testStopRequest(t *testing.T, s *Store) {
+	ctx := context.Background()
+	const conv = "c2"
+	if running, err := s.RequestStop(ctx, conv); err != nil || running {
+		t.Fatalf("RequestStop on idle = %v %v, want false", running, err)
+	}
+	for _, item := range []string{"one", "two"} {
+		if _, _, err := s.Enqueue(ctx, conv, []byte(item), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	token, _, _, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	if err != nil || token == 0 {
+		t.Fatal(token, err)
+	}
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	ready := make(chan struct{})
+	got := make(chan string, 1)
+	watched := make(chan error, 1)
+	go func() {
+		watched <- s.WatchStops(watchCtx, func() { close(ready) }, func(c string) { got <- c })
+	}()
+	<-ready
+
+	if running, err := s.RequestStop(ctx, conv); err != nil || !running {
+		t.Fatalf("RequestStop = %v %v, want true", running, err)
+	}
+	if c := <-got; c != conv {
+		t.Fatalf("announced %q, want %q", c, conv)
+	}
+	if held, stop, err := s.RenewLease(ctx, conv, token, time.Minute); err != nil || !held || !stop {
+		t.Fatalf("RenewLease = %v %v %v, want held and stop", held, stop, err)
+	}
+	// The next turn under the same lease is not stopped by it.
+	if it, held, err := s.NextTurn(ctx, conv, token, time.Minute); err != nil || !held || string(it) != "two" {
+		t.Fatalf("NextTurn = %q %v %v", it, held, err)
+	}
+	if held, stop, err := s.RenewLease(ctx, conv, token, time.Minute); err != nil || !held || stop {
+		t.Fatalf("RenewLease after NextTurn = %v %v %v, want held, no stop", held, stop, err)
+	}
+	stopWatch()
+	if err := <-watched; err != nil {
+		t.Fatalf("WatchStops = %v, want nil after its context ended", err)
+	}
+}
+
+func TestHeartbeat(t *testing.T) { forEachBackend(t, testHeartbeat) }
+
+func testHeartbeat(t *testing.T, s *Store) {
+	ctx := context.Background()
+	if err := s.Heartbeat(ctx, "r1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := s.ReplicaAlive(ctx, "r1"); err != nil || !alive {
+		t.Fatalf("alive = %v %v, want true", alive, err)
+	}
+	if err := s.Heartbeat(ctx, "r1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := s.ReplicaAlive(ctx, "r1"); err != nil || alive {
+		t.Fatalf("alive after retiring = %v %v, want false", alive, err)
+	}
+}
+
+// forEachBackend runs f on the real Redis and on the embedded one, whose Lua
+// and command support differ in details the scripts must not depend on.
+func forEachBackend(t *testing.T, f func(t *testing.T, s *Store)) {
+	t.Run("redis", func(t *testing.T) { f(t, openRealStore(t)) })
+	t.Run("embedded", func(t *testing.T) {
+		s, err := Open(context.Background(), Options{Prefix: "wecodex-test:"}, discardLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+		f(t, s)
+	})
+}

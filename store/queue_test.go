@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestQueueOrderLimitAndPending(t *testing.T) { forEachBackend(t, testQueueOrderLimitAndPending) }
+
+func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
+	ctx := context.Background()
+	const conv = "q1"
+	for i, item := range []string{"a", "b", "c"} {
+		pos, leased, err := s.Enqueue(ctx, conv, []byte(item), 3)
+		if err != nil || pos != i+1 || leased {
+			t.Fatalf("Enqueue(%s) = %d %v %v, want %d, not leased", item, pos, leased, err, i+1)
+		}
+	}
+	if pos, _, err := s.Enqueue(ctx, conv, []byte("d"), 3); err != nil || pos != 0 {
+		t.Fatalf("Enqueue over the limit = %d %v, want 0", pos, err)
+	}
+	if p, err := s.Pending(ctx, 10); err != nil || !slices.Equal(p, []string{conv}) {
+		t.Fatalf("Pending = %v %v", p, err)
+	}
+	token, item, left, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	if err != nil || token == 0 || string(item) != "a" || left != 2 {
+		t.Fatalf("TakeTurn = %d %q %d %v", token, item, left, err)
+	}
+	if pos, leased, err := s.Enqueue(ctx, conv, []byte("d"), 3); err != nil || pos != 3 || !leased {
+		t.Fatalf("Enqueue while leased = %d %v %v, want 3, leased", pos, leased, err)
+	}
+	q, err := s.Queued(ctx, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range q {
+		got = append(got, string(it))
+	}
+	if !slices.Equal(got, []string{"b", "c", "d"}) {
+		t.Fatalf("Queued = %v", got)
+	}
+	// Not settled while messages wait.
+	if err := s.SettlePending(ctx, conv); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Pending(ctx, 10); len(p) != 1 {
+		t.Fatalf("Pending after settling a busy queue = %v", p)
+	}
+	for range 3 {
+		if _, held, err := s.NextTurn(ctx, conv, token, time.Minute); err != nil || !held {
+			t.Fatal(held, err)
+		}
+	}
+	if err := s.SettlePending(ctx, conv); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Pending(ctx, 10); len(p) != 0 {
+		t.Fatalf("Pending after the queue emptied = %v", p)
+	}
+}
+
+func TestDedupeAndFrames(t *testing.T) { forEachBackend(t, testDedupeAndFrames) }
+
+func testDedupeAndFrames(t *testing.T, s *Store) {
+	ctx := context.Background()
+	rec, claimed, err := s.ClaimMessage(ctx, "m1", "s1")
+	if err != nil || !claimed || rec != "s1" {
+		t.Fatalf("first claim = %q %v %v", rec, claimed, err)
+	}
+	rec, claimed, err = s.ClaimMessage(ctx, "m1", "s2")
+	if err != nil || claimed || rec != "s1" {
+		t.Fatalf("repeat claim = %q %v %v, want s1, not claimed", rec, claimed, err)
+	}
+
+	if _, ok, err := s.LoadFrame(ctx, "s1"); err != nil || ok {
+		t.Fatalf("LoadFrame of a new stream = %v %v", ok, err)
+	}
+	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 2"), "W"); err != nil || !ok {
+		t.Fatalf("SaveFrameIf on empty = %v %v", ok, err)
+	}
+	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), "W"); err != nil || !ok {
+		t.Fatalf("SaveFrameIf on waiting = %v %v", ok, err)
+	}
+	if err := s.SaveFrame(ctx, "s1", []byte("Rrunning")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), "W"); err != nil || ok {
+		t.Fatalf("SaveFrameIf over a running frame = %v %v, want false", ok, err)
+	}
+	if b, ok, err := s.LoadFrame(ctx, "s1"); err != nil || !ok || string(b) != "Rrunning" {
+		t.Fatalf("LoadFrame = %q %v %v", b, ok, err)
+	}
+}
+
+func TestConversation(t *testing.T) { forEachBackend(t, testConversation) }
+
+func testConversation(t *testing.T, s *Store) {
+	ctx := context.Background()
+	if sid, cwd, err := s.Conversation(ctx, "c"); err != nil || sid != "" || cwd != "" {
+		t.Fatalf("unknown conversation = %q %q %v", sid, cwd, err)
+	}
+	if err := s.SaveConversation(ctx, "c", "sess-1", "/w/c"); err != nil {
+		t.Fatal(err)
+	}
+	if sid, cwd, err := s.Conversation(ctx, "c"); err != nil || sid != "sess-1" || cwd != "/w/c" {
+		t.Fatalf("Conversation = %q %q %v", sid, cwd, err)
+	}
+	if err := s.ForgetSession(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if sid, cwd, err := s.Conversation(ctx, "c"); err != nil || sid != "" || cwd != "/w/c" {
+		t.Fatalf("after ForgetSession = %q %q %v, want no session, cwd kept", sid, cwd, err)
+	}
+}
