@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/wecodex/wecodex/configs"
+)
+
+// pinger is what readiness needs from the store.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// serverDeps is everything the HTTP handler is built from. Later channels
+// (the WeCom webhooks, the playground) add their dependencies here and their
+// routes in newHandler.
+type serverDeps struct {
+	Config   *configs.Config
+	Redis    pinger
+	LookPath func(file string) (string, error) // exec.LookPath
+	Log      *slog.Logger
+}
+
+// newHandler builds the server's routes.
+func newHandler(d serverDeps) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
+	})
+	mux.Handle("GET /readyz", &readiness{deps: d})
+	return mux
+}
+
+// readinessTimeout bounds the Redis ping of one /readyz request, so a probe
+// gets an answer even when Redis hangs.
+const readinessTimeout = 2 * time.Second
+
+// readiness answers /readyz: 200 when Redis answers and the agent's executable
+// is found, else 503 naming each problem and what to do.
+type readiness struct {
+	deps     serverDeps
+	notReady atomic.Bool // last answer, so only changes are logged
+}
+
+type readyzBody struct {
+	Ready    bool              `json:"ready"`
+	Problems map[string]string `json:"problems,omitempty"`
+}
+
+func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	problems := h.check(r.Context())
+	body := readyzBody{Ready: len(problems) == 0, Problems: problems}
+	status := http.StatusOK
+	if !body.Ready {
+		status = http.StatusServiceUnavailable
+	}
+	if was := h.notReady.Swap(!body.Ready); was != !body.Ready {
+		if body.Ready {
+			h.deps.Log.Info("ready")
+		} else {
+			h.deps.Log.Warn("not ready", "problems", problems)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (h *readiness) check(ctx context.Context) map[string]string {
+	problems := map[string]string{}
+	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
+	defer cancel()
+	if err := h.deps.Redis.Ping(ctx); err != nil {
+		problems["redis"] = err.Error() + ": check redis.addr and that Redis is running"
+	}
+	if p := h.agentProblem(); p != "" {
+		problems["agent"] = p
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return problems
+}
+
+// agentProblem says why the configured agent's executable cannot be started,
+// or "" when it is found.
+func (h *readiness) agentProblem() string {
+	a := h.deps.Config.Agent
+	var bin, fix string
+	switch a.Kind {
+	case configs.AgentACP:
+		if len(a.ACP.Command) == 0 {
+			return "agent.acp.command is empty"
+		}
+		bin, fix = a.ACP.Command[0], "install the agent or fix agent.acp.command"
+	default:
+		bin, fix = a.Codex.Bin, "install @openai/codex or set agent.codex.bin"
+	}
+	if _, err := h.deps.LookPath(bin); err != nil {
+		if strings.ContainsRune(bin, '/') {
+			return bin + " is not an executable file: " + fix
+		}
+		return bin + " not found in PATH: " + fix
+	}
+	return ""
+}

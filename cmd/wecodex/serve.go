@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/store"
+)
+
+// shutdownTimeout bounds how long in-flight requests may finish after
+// SIGINT/SIGTERM before the server closes their connections.
+const shutdownTimeout = 15 * time.Second
+
+func cmdServe(args []string, stderr io.Writer) int {
+	lc, code, ok := loadValidConfig("serve", args, stderr)
+	if !ok {
+		return code
+	}
+	log := newLogger(lc.Log, stderr)
+	logWarnings(log, lc.path, lc.warnings)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, lc.Config, log); err != nil {
+		log.Error("serve failed", "err", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// serve runs the HTTP server until ctx ends, then shuts down gracefully.
+func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
+	st, err := store.Open(ctx, store.Options{
+		Addrs:      cfg.Redis.Addrs(),
+		MasterName: cfg.Redis.MasterName,
+		Password:   cfg.Redis.Password,
+		DB:         cfg.Redis.DB,
+		Prefix:     cfg.Redis.Prefix,
+	}, log)
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Warn("close store", "err", err)
+		}
+	}()
+
+	handler := newHandler(serverDeps{
+		Config:   cfg,
+		Redis:    st,
+		LookPath: exec.LookPath,
+		Log:      log,
+	})
+
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on server.addr %s: %w", cfg.Server.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "agent", cfg.Agent.Kind, "embedded_redis", st.Embedded())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve http: %w", err)
+	case <-ctx.Done():
+	}
+
+	log.Info("shutting down", "timeout", shutdownTimeout.String())
+	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shut down http server: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
