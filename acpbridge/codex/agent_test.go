@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"strings"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -35,4 +36,118 @@ func TestCommentaryThenFinalAnswer(t *testing.T) {
 		"message[msg_resp_1_1]  is",
 		"message[msg_resp_1_1]  empty.",
 	})
+}
+
+func TestNullAndPartialAnswerPhasesAreAnswerText(t *testing.T) {
+	ctx := testCtx(t)
+	a, h := newAgent(t, sm.Sequence(sm.Reply(
+		sm.Message("partial_answer", "Half of it."),
+		sm.Message("", "No phase at all."),
+	)), sm.HomeOptions{}, Options{})
+	id, err := a.NewSession(ctx, h.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := prompt(t, ctx, a, id, "Answer without phases.")
+	equalLines(t, "chunks", only(rec.merged(), "thought", "message"), []string{
+		"message[msg_resp_1_0] Half of it.",
+		"message[msg_resp_1_1] No phase at all.",
+	})
+}
+
+func TestCommentaryCommandThenAnswerAcrossTwoRequests(t *testing.T) {
+	ctx := testCtx(t)
+	a, h := newAgent(t, sm.Sequence(
+		sm.Reply(
+			sm.Message(sm.PhaseCommentary, "Listing the workspace."),
+			sm.ExecCommand("call_ls", "echo alpha; echo beta"),
+		),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "There are two entries.")),
+	), sm.HomeOptions{}, Options{})
+	id, err := a.NewSession(ctx, h.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, stop := prompt(t, ctx, a, id, "List it.")
+	if stop != acp.StopReasonEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	// Output streams in as many pieces as the pipe delivers: each streamed
+	// update carries the output so far, and the last one all of it.
+	var streamed []string
+	var rest []string
+	for _, l := range only(rec.merged(), "thought", "message", "tool_call") {
+		if strings.HasPrefix(l, "tool_call_update[call_ls] in_progress") {
+			streamed = append(streamed, l)
+			continue
+		}
+		rest = append(rest, l)
+	}
+	equalLines(t, "updates", rest, []string{
+		"thought[msg_resp_1_0] Listing the workspace.",
+		`tool_call[call_ls] execute in_progress "/bin/bash -c 'echo alpha; echo beta'"`,
+		`tool_call_update[call_ls] completed text="alpha\nbeta\n"`,
+		"message[msg_resp_2_0] There are two entries.",
+	})
+	if len(streamed) == 0 || streamed[len(streamed)-1] != `tool_call_update[call_ls] in_progress text="alpha\nbeta\n"` {
+		t.Fatalf("streamed output updates = %q, want the last to carry the whole output", streamed)
+	}
+	if i := indexOf(rec.merged(), streamed[0]); i < 2 {
+		t.Fatalf("streamed output at %d, want after the tool call", i)
+	}
+	reqs := h.Server.ModelRequests()
+	if len(reqs) != 2 {
+		t.Fatalf("model requests = %d, want 2", len(reqs))
+	}
+	if out, ok := reqs[1].CallOutput("call_ls"); !ok || !strings.Contains(out, "alpha\nbeta") {
+		t.Fatalf("second request's call output = %q %v, want the command output", out, ok)
+	}
+}
+
+func TestReasoningSummaryIsThought(t *testing.T) {
+	ctx := testCtx(t)
+	a, h := newAgent(t, sm.Sequence(sm.Reply(
+		sm.Reasoning("Weighing the options."),
+		sm.Message(sm.PhaseFinalAnswer, "Option B."),
+	)), sm.HomeOptions{}, Options{})
+	id, err := a.NewSession(ctx, h.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := prompt(t, ctx, a, id, "Which option?")
+	equalLines(t, "chunks", only(rec.merged(), "thought", "message"), []string{
+		"thought[rs_resp_1_0] Weighing the options.",
+		"message[msg_resp_1_1] Option B.",
+	})
+}
+
+func TestCodexWarningIsANoticeNotAnswer(t *testing.T) {
+	ctx := testCtx(t)
+	// A model Codex has no metadata for makes it warn on every turn.
+	a, h := newAgent(t, sm.Sequence(sm.Reply(
+		sm.Message(sm.PhaseFinalAnswer, "Still answering."),
+	)), sm.HomeOptions{Model: "wecodex-unknown-model"}, Options{})
+	id, err := a.NewSession(ctx, h.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := prompt(t, ctx, a, id, "Hello?")
+	equalLines(t, "chunks", only(rec.merged(), "thought", "message"), []string{
+		"message[msg_resp_1_0] Still answering.",
+	})
+	want := "warning: Model metadata for `wecodex-unknown-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."
+	found := false
+	for _, n := range rec.noticeLines() {
+		if n == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("notices %q lack %q", rec.noticeLines(), want)
+	}
+	for _, l := range rec.lines() {
+		if strings.Contains(l, "metadata") {
+			t.Fatalf("warning leaked into an update: %s", l)
+		}
+	}
 }

@@ -207,3 +207,12 @@ func prompt(t *testing.T, ctx context.Context, a *Agent, id acp.SessionId, text 
 	}
 	return rec, stop
 }
+
+func indexOf(lines []string, s string) int {
+	for i, l := range lines {
+		if l == s {
+			return i
+		}
+	}
+	return -1
+}
