@@ -39,6 +39,10 @@ type ExternalOptions struct {
 	// long (while no permission request is waiting on us) kills the agent.
 	// Zero means DefaultHangTimeout.
 	HangTimeout time.Duration
+	// CapabilitiesMeta is sent as clientCapabilities._meta, for agents that
+	// change what they send by it (codex-acp 2.x sends the message phase only
+	// to a client declaring {"jetbrains": {"air": {}}}).
+	CapabilitiesMeta map[string]any
 	// ClientVersion is announced as clientInfo.version.
 	ClientVersion string
 	// Log receives diagnostics; nil discards them.

@@ -2,8 +2,10 @@ package acpbridge_test
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
+	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -126,4 +128,31 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// testLogger logs to the test's log, debug level included, and goes quiet
+// once the test has ended (goroutines of a stopped agent may still log).
+func testLogger(t *testing.T) *slog.Logger {
+	w := &testWriter{t: t}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.done = true
+		w.mu.Unlock()
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct {
+	mu   sync.Mutex
+	t    *testing.T
+	done bool
+}
+
+func (w *testWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimRight(string(b), "\n"))
+	}
+	return len(b), nil
 }

@@ -108,7 +108,8 @@ func (a *ExternalAgent) startProc(ctx context.Context, gen uint64) (*agentProc, 
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		ClientInfo:      &acp.Implementation{Name: ServedAgentName, Version: a.opts.ClientVersion},
 		ClientCapabilities: acp.ClientCapabilities{
-			Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			Meta: a.opts.CapabilitiesMeta,
+			Fs:   acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 			// Terminal stays false: we do not run terminals for the agent.
 		},
 	})
