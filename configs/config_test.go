@@ -158,6 +158,7 @@ agent:
       OPENAI_API_KEY: sk
       lower: x
 `)
+	t.Setenv("WECODEX_AGENT_ACP_ENV", "") // empty: the file's value stands
 	cfg, warns, err := Load(p)
 	if err != nil || len(warns) != 0 {
 		t.Fatal(err, warns)

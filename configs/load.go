@@ -37,7 +37,8 @@ func (w Warning) String() string { return w.Key + ": " + w.Message }
 // know come back as warnings.
 //
 // In the environment a list is comma-separated (WECODEX_ACCESS_ALLOW_USERS=
-// "alice,bob") and a map is comma-separated KEY=VALUE pairs.
+// "alice,bob") and a map is comma-separated KEY=VALUE pairs. An empty variable
+// counts as unset.
 func Load(path string) (*Config, []Warning, error) {
 	keys := Keys()
 	v := viper.New()
@@ -129,7 +130,7 @@ func restoreMapCase(cfg *Config, raw map[string]any, keys []Key) error {
 		if !k.IsMap {
 			continue
 		}
-		if _, set := os.LookupEnv(EnvVar(k.Name)); set {
+		if os.Getenv(EnvVar(k.Name)) != "" { // viper, too, ignores an empty variable
 			continue
 		}
 		val, ok := lookup(raw, k.Name)
