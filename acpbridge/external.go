@@ -461,6 +461,17 @@ func (a *ExternalAgent) Cancel(ctx context.Context, id acp.SessionId) error {
 	return nil
 }
 
+// PID is the process id of the running agent, or 0 when none runs; for
+// diagnostics.
+func (a *ExternalAgent) PID() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.proc == nil || !a.proc.alive() {
+		return 0
+	}
+	return a.proc.cmd.Process.Pid
+}
+
 // Close implements Agent: it stops the agent process (closing its stdin, then
 // killing it after a grace period) and the sessions' queues.
 func (a *ExternalAgent) Close() error {

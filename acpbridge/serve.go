@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -40,7 +41,11 @@ func ServeACP(ctx context.Context, agent Agent, in io.Reader, out io.Writer, log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{agent: agent, log: log, version: opts.Version, ctx: ctx, queues: map[acp.SessionId]*orderedQueue{}}
+	// Turns run on serveCtx, not on a request's context (see Prompt); it
+	// ends when the client goes away, so a turn nobody can receive stops.
+	serveCtx, stopTurns := context.WithCancel(ctx)
+	defer stopTurns()
+	s := &server{agent: agent, log: log, version: opts.Version, ctx: serveCtx, queues: map[acp.SessionId]*orderedQueue{}}
 	conn := acp.NewAgentSideConnection(s, out, in)
 	conn.SetLogger(log)
 	s.conn = conn
@@ -50,14 +55,31 @@ func ServeACP(ctx context.Context, agent Agent, in io.Reader, out io.Writer, log
 	}
 	defer s.closeQueues()
 
+	var err error
 	select {
 	case <-conn.Done():
 		log.Info("acp client disconnected")
-		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	stopTurns()
+	// Let requests already being handled finish (a client may send a
+	// request and close its end at once), but not forever.
+	finished := make(chan struct{})
+	go func() { s.waitIdle(); close(finished) }()
+	t := time.NewTimer(serveDrainTimeout)
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-t.C:
+		log.Warn("acp requests still running at shutdown", "waited", serveDrainTimeout)
+	}
+	return err
 }
+
+// serveDrainTimeout bounds how long ServeACP waits for requests in flight
+// once the client is gone.
+const serveDrainTimeout = 5 * time.Second
 
 // server is the acp.Agent that ServeACP hands to the SDK.
 type server struct {
@@ -67,9 +89,42 @@ type server struct {
 	ctx     context.Context // ServeACP's: outlives any single request
 	conn    *acp.AgentSideConnection
 
-	mu     sync.Mutex
-	queues map[acp.SessionId]*orderedQueue
-	closed bool
+	mu       sync.Mutex
+	queues   map[acp.SessionId]*orderedQueue
+	closed   bool
+	inflight int           // requests being handled
+	idle     chan struct{} // closed when inflight drops to 0 while waited on
+}
+
+// begin counts a request in; the returned func counts it out.
+func (s *server) begin() func() {
+	s.mu.Lock()
+	s.inflight++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.inflight--
+		if s.inflight == 0 && s.idle != nil {
+			close(s.idle)
+			s.idle = nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+// waitIdle returns once no request is being handled.
+func (s *server) waitIdle() {
+	s.mu.Lock()
+	if s.inflight == 0 {
+		s.mu.Unlock()
+		return
+	}
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	<-idle
 }
 
 var _ acp.Agent = (*server)(nil)
@@ -90,6 +145,7 @@ func (s *server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Aut
 }
 
 func (s *server) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	defer s.begin()()
 	id, err := s.agent.NewSession(ctx, req.Cwd)
 	if err != nil {
 		return acp.NewSessionResponse{}, fmt.Errorf("new session in %s: %w", req.Cwd, err)
@@ -99,6 +155,7 @@ func (s *server) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp
 }
 
 func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	defer s.begin()()
 	q, err := s.queue(req.SessionId)
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
@@ -115,6 +172,7 @@ func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (a
 }
 
 func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptResponse, error) {
+	defer s.begin()()
 	q, err := s.queue(req.SessionId)
 	if err != nil {
 		return acp.PromptResponse{}, err

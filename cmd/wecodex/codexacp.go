@@ -2,15 +2,36 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/configs"
 )
 
 // runCodexACP serves the built-in Codex bridge as an ACP agent over stdin and
-// stdout until ctx ends or the client disconnects.
+// stdout until ctx ends or the client disconnects: a drop-in replacement for
+// @agentclientprotocol/codex-acp that sends commentary as thoughts.
+//
+// Approvals are the ACP client's to decide (agent.approval is the bot's
+// policy, not this command's), so Codex's requests go to the client as
+// session/request_permission. Phases stay in memory: one process serves one
+// client, and the app-server it starts lives and dies with it.
 func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
-	return errors.New("codex-acp: not implemented yet")
+	perms := &acpbridge.ClientPermissions{}
+	c := cfg.Agent.Codex
+	agent := codex.New(codex.Options{
+		Bin:            c.Bin,
+		Config:         c.Config,
+		Sandbox:        c.Sandbox,
+		ApprovalPolicy: c.ApprovalPolicy,
+		Permissions:    perms.Request,
+		Logger:         log,
+	})
+	defer agent.Close()
+	return acpbridge.ServeACP(ctx, agent, stdin, stdout, log, acpbridge.ServeOptions{
+		Version:     version,
+		Permissions: perms,
+	})
 }
