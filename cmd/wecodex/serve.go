@@ -71,7 +71,6 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "agent", cfg.Agent.Kind, "embedded_redis", st.Embedded())
 
