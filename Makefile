@@ -6,10 +6,12 @@ CODEX_ACP_VERSION := 2.6.0
 STATICCHECK      := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TOOLS            := $(CURDIR)/.tools
 CODEX_BIN        := $(TOOLS)/codex/node_modules/.bin/codex
+CODEX_ACP_BIN    := $(TOOLS)/codex-acp/node_modules/.bin/codex-acp
 CONFIG           ?= configs/wecodex.yaml
 
-# Tests and `make run` find the pinned Codex here.
+# Tests and `make run` find the pinned Codex (and codex-acp, to compare against) here.
 export WECODEX_TEST_CODEX_BIN := $(CODEX_BIN)
+export WECODEX_TEST_CODEX_ACP_BIN := $(CODEX_ACP_BIN)
 
 .PHONY: all build run test bench lint tools clean
 
@@ -18,13 +20,22 @@ all: build
 build:
 	go build -o bin/wecodex ./cmd/wecodex
 
-tools: $(CODEX_BIN)
+tools: $(CODEX_BIN) $(CODEX_ACP_BIN)
+
+# npm_install DIR PACKAGE@VERSION: a pinned npm package in its own ignored folder.
+define npm_install
+	@echo "installing $(2) into $(1)"
+	mkdir -p $(1)
+	[ -f $(1)/package.json ] || echo '{"private":true}' > $(1)/package.json
+	cd $(1) && npm install --no-audit --no-fund --silent --save-exact $(2)
+endef
 
 $(CODEX_BIN):
-	@echo "installing @openai/codex@$(CODEX_VERSION) into $(TOOLS)/codex"
-	mkdir -p $(TOOLS)/codex
-	[ -f $(TOOLS)/codex/package.json ] || echo '{"private":true}' > $(TOOLS)/codex/package.json
-	cd $(TOOLS)/codex && npm install --no-audit --no-fund --silent @openai/codex@$(CODEX_VERSION)
+	$(call npm_install,$(TOOLS)/codex,@openai/codex@$(CODEX_VERSION))
+
+# The published ACP bridge, only to compare against in tests and benchmarks.
+$(CODEX_ACP_BIN):
+	$(call npm_install,$(TOOLS)/codex-acp,@agentclientprotocol/codex-acp@$(CODEX_ACP_VERSION))
 
 run: build
 	PATH="$(dir $(CODEX_BIN)):$$PATH" ./bin/wecodex serve --config $(CONFIG)
