@@ -28,10 +28,13 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 // bearer tokens Codex might echo.
 var secretPattern = regexp.MustCompile(`(?i)(sk-[A-Za-z0-9_\-]{8,}|bearer\s+[A-Za-z0-9._\-]+|(api[_-]?key|token|secret)["'=: ]+[^\s"',]+)`)
 
+// ansiEscape matches the color codes Codex's logger writes.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
 // tail returns the last few non-empty stderr lines, secrets redacted.
 func (t *tailBuffer) tail() string {
 	t.mu.Lock()
-	s := string(t.buf)
+	s := ansiEscape.ReplaceAllString(string(t.buf), "")
 	t.mu.Unlock()
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
