@@ -21,10 +21,11 @@ func runeFloor(s string, off int) int {
 // most limit (< len(text)) should end. In order of preference: after a blank
 // line outside any code block, after a line outside any code block, after any
 // line, and at last at a rune boundary. A boundary is only taken if it keeps
-// at least half the room, so a part is never needlessly short. The result is
-// always > start when limit-start >= utf8.UTFMax.
-func bestCut(text string, start, limit int, fences *fenceTracker) int {
-	minEnd := start + (limit-start)/2
+// at least half the room, so a part is never needlessly short, and if it is
+// not before floor (text already shown that must not be taken back; floor <=
+// limit). The result is always > start when limit-start >= utf8.UTFMax.
+func bestCut(text string, start, floor, limit int, fences *fenceTracker) int {
+	minEnd := max(start+(limit-start)/2, min(floor, limit)-1)
 	window := text[:limit]
 	inside := func(off int) bool {
 		_, in := fences.at(off)

@@ -125,7 +125,11 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 			c.plan = &progressItem{kind: itemPlan}
 			c.progress = append(c.progress, c.plan)
 		}
-		c.plan.entries = append(c.plan.entries[:0], u.Plan.Entries...)
+		c.plan.entries = c.plan.entries[:0]
+		for _, e := range u.Plan.Entries {
+			e.Content = oneLine(toValidUTF8(e.Content))
+			c.plan.entries = append(c.plan.entries, e)
+		}
 	}
 	// User message chunks (a replayed prompt), mode, command, config, session
 	// info and usage updates are not part of what a turn's card shows.

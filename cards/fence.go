@@ -137,8 +137,12 @@ func decoratable(sp fenceSpan) bool {
 
 // reopenFence is what starts the next part when a cut fell inside sp.
 func reopenFence(sp fenceSpan) string {
-	if sp.info == "" {
+	switch {
+	case sp.info == "":
 		return sp.marker + "\n"
+	case sp.info[0] == sp.marker[0]:
+		// "~~~" + "~x" would read as a longer fence: keep them apart.
+		return sp.marker + " " + sp.info + "\n"
 	}
 	return sp.marker + sp.info + "\n"
 }

@@ -110,7 +110,7 @@ func TestGoldenFrames(t *testing.T) {
 			var b strings.Builder
 			for i, e := range loadEvents(t, name) {
 				e.applyTo(t, c)
-				fmt.Fprintf(&b, "=== after event %d ===\n%s\n", i+1, c.Stream(0).Content)
+				fmt.Fprintf(&b, "=== after event %d ===\n%s\n", i+1, c.Stream(0, 0).Content)
 			}
 			golden(t, name+".frames.md", b.String())
 		})

@@ -123,7 +123,7 @@ func deliver(t testing.TB, c *Card) []StreamFrame {
 	t.Helper()
 	var out []StreamFrame
 	for from := 0; ; {
-		fr := c.Stream(from)
+		fr := c.Stream(from, 0)
 		out = append(out, fr)
 		if !fr.MustFinish {
 			return out
@@ -137,7 +137,6 @@ func deliver(t testing.TB, c *Card) []StreamFrame {
 		}
 	}
 }
-
 
 func msg(id, text string) acp.SessionUpdate {
 	return acp.SessionUpdate{AgentMessageChunk: &acp.SessionUpdateAgentMessageChunk{

@@ -41,11 +41,11 @@ func (r *HTMLRenderer) Render(c *Card) string {
 	b.WriteString("\">\n")
 	if c.title != "" {
 		b.WriteString("<h2 class=\"card-title\">")
-		b.WriteString(html.EscapeString(c.title))
+		b.WriteString(esc(c.title))
 		b.WriteString("</h2>\n")
 	}
 	b.WriteString(`<p class="card-status" data-testid="status">`)
-	b.WriteString(html.EscapeString(st.String()))
+	b.WriteString(esc(st.String()))
 	b.WriteString("</p>\n")
 
 	b.WriteString("<section class=\"card-progress\" data-testid=\"progress\">\n")
@@ -72,9 +72,9 @@ func (r *HTMLRenderer) item(b *strings.Builder, it *progressItem) {
 		b.WriteString("</div>\n")
 	case itemNotice:
 		b.WriteString(`<p class="notice" data-level="`)
-		b.WriteString(html.EscapeString(it.level))
+		b.WriteString(esc(it.level))
 		b.WriteString(`">`)
-		b.WriteString(html.EscapeString(it.text.String()))
+		b.WriteString(esc(it.text.String()))
 		b.WriteString("</p>\n")
 	case itemTool:
 		status := it.status
@@ -82,19 +82,19 @@ func (r *HTMLRenderer) item(b *strings.Builder, it *progressItem) {
 			status = acp.ToolCallStatusPending
 		}
 		b.WriteString(`<p class="tool" data-kind="`)
-		b.WriteString(html.EscapeString(string(it.toolKind)))
+		b.WriteString(esc(string(it.toolKind)))
 		b.WriteString(`" data-status="`)
-		b.WriteString(html.EscapeString(string(status)))
+		b.WriteString(esc(string(status)))
 		b.WriteString(`">`)
-		b.WriteString(html.EscapeString(it.title))
+		b.WriteString(esc(it.title))
 		b.WriteString("</p>\n")
 	case itemPlan:
 		b.WriteString("<ol class=\"plan\">\n")
 		for _, e := range it.entries {
 			b.WriteString(`<li data-status="`)
-			b.WriteString(html.EscapeString(string(e.Status)))
+			b.WriteString(esc(string(e.Status)))
 			b.WriteString(`">`)
-			b.WriteString(html.EscapeString(oneLine(e.Content)))
+			b.WriteString(esc(oneLine(e.Content)))
 			b.WriteString("</li>\n")
 		}
 		b.WriteString("</ol>\n")
@@ -106,7 +106,7 @@ func (r *HTMLRenderer) markdown(b *strings.Builder, src string) {
 	if err := r.md.Convert([]byte(src), &buf); err != nil {
 		// goldmark only fails when the writer does; show the text instead.
 		b.WriteString("<pre>")
-		b.WriteString(html.EscapeString(src))
+		b.WriteString(esc(src))
 		b.WriteString("</pre>\n")
 		return
 	}
@@ -144,7 +144,7 @@ func renderRawHTMLEscaped(w util.BufWriter, src []byte, n ast.Node, entering boo
 	segs := n.(*ast.RawHTML).Segments
 	for i := range segs.Len() {
 		s := segs.At(i)
-		_, _ = w.WriteString(html.EscapeString(string(s.Value(src))))
+		_, _ = w.WriteString(esc(string(s.Value(src))))
 	}
 	return ast.WalkSkipChildren, nil
 }
@@ -156,13 +156,16 @@ func renderHTMLBlockEscaped(w util.BufWriter, src []byte, n ast.Node, entering b
 		lines := blk.Lines()
 		for i := range lines.Len() {
 			s := lines.At(i)
-			_, _ = w.WriteString(html.EscapeString(string(s.Value(src))))
+			_, _ = w.WriteString(esc(string(s.Value(src))))
 		}
 		return ast.WalkContinue, nil
 	}
 	if blk.HasClosure() {
-		_, _ = w.WriteString(html.EscapeString(string(blk.ClosureLine.Value(src))))
+		_, _ = w.WriteString(esc(string(blk.ClosureLine.Value(src))))
 	}
 	_, _ = w.WriteString("</pre>\n")
 	return ast.WalkContinue, nil
 }
+
+// esc escapes s for HTML text or a quoted attribute, as valid UTF-8.
+func esc(s string) string { return html.EscapeString(toValidUTF8(s)) }

@@ -58,7 +58,7 @@ func splitParts(text string, maxBytes int) []part {
 			break
 		}
 		room := maxBytes - len(reopen) - (maxDecoratedMarker + 1)
-		end := bestCut(text, start, start+room, fences)
+		end := bestCut(text, start, 0, start+room, fences)
 		var suffix string
 		if sp, in := fences.at(end); in && decoratable(sp) {
 			suffix = closeFence(sp, strings.HasSuffix(text[:end], "\n"))

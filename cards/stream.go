@@ -50,8 +50,11 @@ func progressReserve(limit int) int {
 }
 
 // Stream renders the frame for a stream that shows the body from byte offset
-// from (0 for the first stream of a turn). It is a pure function of the card.
-func (c *Card) Stream(from int) StreamFrame {
+// from (0 for the first stream of a turn; the previous stream's BodyEnd after
+// a roll-over). shown is the BodyEnd of the frame this stream showed last (0
+// for none): a roll-over never cuts before it, so a stream never takes back
+// text its user has already seen. It is a pure function of the card.
+func (c *Card) Stream(from, shown int) StreamFrame {
 	limit := c.streamLimit
 	body := c.Body()
 	from = runeFloor(body, max(0, min(from, len(body))))
@@ -80,19 +83,22 @@ func (c *Card) Stream(from int) StreamFrame {
 			closing = closeFence(*sp, strings.HasSuffix(body, "\n"))
 		}
 	}
+	// The body fits when it leaves at least minTail for what follows it: the
+	// same room a roll-over keeps, so a frame that fits never shows more body
+	// than a roll-over cut of the same stream could keep.
 	fixed := wrapper + reserve + len(reopen) + len(seg) + len(closing) + len(quoteGap)
 	if fixed+len(tail) > limit && fixed+minTail <= limit {
 		// The body fits but a long status or note does not: shorten that.
 		tail = truncateBytes(tail, limit-fixed)
 	}
-	if fixed+len(tail) > limit {
+	if fixed+max(len(tail), minTail) > limit {
 		// The rest of the body does not fit: show as much as fits, cut at a
 		// good boundary, and tell the caller to finish this stream.
 		tail = continuedMarker
 		closing = ""
 		// minTail covers the marker and a closing fence, so room < len(seg).
 		room := limit - wrapper - reserve - len(reopen) - len(quoteGap) - minTail
-		end := bestCut(body, from, from+room, &c.bodyFences)
+		end := bestCut(body, from, shown, from+room, &c.bodyFences)
 		if sp, in := c.bodyFences.at(end); in && decoratable(sp) {
 			closing = closeFence(sp, strings.HasSuffix(body[:end], "\n"))
 		}
