@@ -26,6 +26,10 @@ var ErrAgentHung = errors.New("the agent stopped answering")
 // the agent before the agent is considered hung.
 const DefaultHangTimeout = 3 * time.Minute
 
+// DefaultStartTimeout is how long an agent may take to answer initialize,
+// session/new or session/load.
+const DefaultStartTimeout = 2 * time.Minute
+
 // ExternalOptions configures an ExternalAgent (agent.kind: acp).
 type ExternalOptions struct {
 	// Command is the agent's argv (agent.acp.command). Required.
@@ -43,6 +47,10 @@ type ExternalOptions struct {
 	// change what they send by it (codex-acp 2.x sends the message phase only
 	// to a client declaring {"jetbrains": {"air": {}}}).
 	CapabilitiesMeta map[string]any
+	// StartTimeout bounds initialize, session/new and session/load, which
+	// may start Codex and its thread; an agent that does not answer in time
+	// is killed. Zero means DefaultStartTimeout.
+	StartTimeout time.Duration
 	// ClientVersion is announced as clientInfo.version.
 	ClientVersion string
 	// Log receives diagnostics; nil discards them.
@@ -108,6 +116,9 @@ func NewExternalAgent(ctx context.Context, opts ExternalOptions) (*ExternalAgent
 	}
 	if opts.HangTimeout <= 0 {
 		opts.HangTimeout = DefaultHangTimeout
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
 	}
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
@@ -198,7 +209,7 @@ func (a *ExternalAgent) NewSession(ctx context.Context, cwd string) (acp.Session
 }
 
 func (a *ExternalAgent) newAgentSession(ctx context.Context, p *agentProc, cwd string) (acp.SessionId, error) {
-	cctx, cancel := context.WithTimeout(ctx, a.opts.HangTimeout)
+	cctx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	resp, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
 	if err != nil {
@@ -253,7 +264,7 @@ func (a *ExternalAgent) loadInto(ctx context.Context, p *agentProc, s *extSessio
 	a.byAgent[s.id] = s
 	a.mu.Unlock()
 
-	cctx, cancel := context.WithTimeout(ctx, a.opts.HangTimeout)
+	cctx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	_, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: s.id, Cwd: s.ws.Dir(), McpServers: []acp.McpServer{}})
 	a.mu.Lock()
@@ -429,9 +440,9 @@ func (a *ExternalAgent) turnError(p *agentProc, err error) error {
 // timed out kills the agent, which is hung.
 func (a *ExternalAgent) callError(p *agentProc, cctx context.Context, err error) error {
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		a.log.Warn("agent did not answer; killing it", "hang_timeout", a.opts.HangTimeout)
+		a.log.Warn("agent did not answer; killing it", "start_timeout", a.opts.StartTimeout)
 		p.kill()
-		return fmt.Errorf("%w: no answer for %s, so it was stopped; the next message restarts it", ErrAgentHung, a.opts.HangTimeout)
+		return fmt.Errorf("%w: no answer for %s, so it was stopped; the next message restarts it", ErrAgentHung, a.opts.StartTimeout)
 	}
 	return a.procError(p, err)
 }

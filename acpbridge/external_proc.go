@@ -102,7 +102,7 @@ func (a *ExternalAgent) startProc(ctx context.Context, gen uint64) (*agentProc, 
 		stderrR.Close()
 	}()
 
-	ictx, cancel := context.WithTimeout(ctx, a.opts.HangTimeout)
+	ictx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	resp, err := p.conn.Initialize(ictx, acp.InitializeRequest{
 		ProtocolVersion: acp.ProtocolVersionNumber,
