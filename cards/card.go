@@ -92,6 +92,7 @@ type progressItem struct {
 	title    string
 	status   acp.ToolCallStatus
 	entries  []acp.PlanEntry
+	md       string // markdown of a tool call, plan or notice (see refresh)
 }
 
 // Apply folds one ACP session update into the card. It costs the size of the
@@ -108,6 +109,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 		it.title = oneLine(toValidUTF8(t.Title))
 		it.toolKind = t.Kind
 		it.status = t.Status
+		it.refresh()
 	case u.ToolCallUpdate != nil:
 		t := u.ToolCallUpdate
 		it := c.tool(t.ToolCallId)
@@ -120,6 +122,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 		if t.Status != nil {
 			it.status = *t.Status
 		}
+		it.refresh()
 	case u.Plan != nil:
 		if c.plan == nil {
 			c.plan = &progressItem{kind: itemPlan}
@@ -130,6 +133,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 			e.Content = oneLine(toValidUTF8(e.Content))
 			c.plan.entries = append(c.plan.entries, e)
 		}
+		c.plan.refresh()
 	}
 	// User message chunks (a replayed prompt), mode, command, config, session
 	// info and usage updates are not part of what a turn's card shows.
@@ -145,6 +149,7 @@ func (c *Card) Notice(level, text string) {
 	}
 	it := &progressItem{kind: itemNotice, level: level}
 	it.text.WriteString(text)
+	it.refresh()
 	c.progress = append(c.progress, it)
 }
 
@@ -238,6 +243,7 @@ func (c *Card) tool(id acp.ToolCallId) *progressItem {
 	it := c.tools[id]
 	if it == nil {
 		it = &progressItem{kind: itemTool, title: string(id)}
+		it.refresh()
 		c.tools[id] = it
 		c.progress = append(c.progress, it)
 	}

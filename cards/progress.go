@@ -7,12 +7,22 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// markdown is one progress item as a markdown block (never empty for an item
-// worth showing).
+// markdown is one progress item as a markdown block ("" for nothing worth
+// showing). Frames ask for it many times between changes, so items other
+// than growing thoughts keep it ready (see refresh).
 func (it *progressItem) markdown() string {
-	switch it.kind {
-	case itemThought:
+	if it.kind == itemThought {
 		return strings.TrimSpace(it.text.String())
+	}
+	return it.md
+}
+
+// refresh recomputes the markdown of a tool call, plan or notice after it
+// changed.
+func (it *progressItem) refresh() { it.md = it.render() }
+
+func (it *progressItem) render() string {
+	switch it.kind {
 	case itemNotice:
 		return noticeIcon(it.level) + " " + it.text.String()
 	case itemTool:
@@ -121,7 +131,7 @@ func (c *Card) progressWithin(budget int, shape progressShape) string {
 		return ""
 	}
 	sep := shape.sep()
-	var parts []string // newest first
+	parts := make([]string, 0, 32) // newest first
 	used := 0
 	i := len(c.progress) - 1
 	for ; i >= 0; i-- {
@@ -154,6 +164,9 @@ func (c *Card) progressWithin(budget int, shape progressShape) string {
 		break
 	}
 	hidden := i + 1 // items i and before were not shown
+	if len(parts) == 1 && i < 0 {
+		return parts[0]
+	}
 	var b strings.Builder
 	b.Grow(used + hiddenMarkerMax + len(sep))
 	if hidden > 0 {

@@ -107,33 +107,29 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 		fr.MustFinish = true
 	}
 
-	var main strings.Builder
-	main.Grow(len(reopen) + len(seg) + len(closing) + len(quoteGap) + len(tail))
-	main.WriteString(reopen)
-	main.WriteString(seg)
-	main.WriteString(closing)
-	if tail != "" {
-		if main.Len() > 0 {
-			main.WriteString(quoteGap)
-		}
-		main.WriteString(tail)
+	// The main part: reopened fence, body segment, closing fence, tail.
+	mainLen := len(reopen) + len(seg) + len(closing)
+	gap := ""
+	if tail != "" && mainLen > 0 {
+		gap = quoteGap
 	}
+	mainLen += len(gap) + len(tail)
 
 	progress := ""
 	if c.status.State != StateQueued {
-		progress = c.progressWithin(limit-wrapper-main.Len(), shape)
+		progress = c.progressWithin(limit-wrapper-mainLen, shape)
 		if progress == "" && !c.status.Terminal() {
 			progress = shape.dress(workingPlaceholder)
 		}
 	}
 
 	var b strings.Builder
-	b.Grow(wrapper + len(progress) + main.Len())
+	b.Grow(wrapper + len(progress) + mainLen)
 	switch {
 	case progress == "":
 	case shape.quote:
 		b.WriteString(progress)
-		if main.Len() > 0 {
+		if mainLen > 0 {
 			b.WriteString(quoteGap)
 		}
 	default:
@@ -141,7 +137,11 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 		b.WriteString(progress)
 		b.WriteString(thinkClose)
 	}
-	b.WriteString(main.String())
+	b.WriteString(reopen)
+	b.WriteString(seg)
+	b.WriteString(closing)
+	b.WriteString(gap)
+	b.WriteString(tail)
 	fr.Content = b.String()
 	return fr
 }
