@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -146,15 +147,17 @@ type shown struct {
 
 // stream is where a turn's card goes: frames of the platform stream while it
 // is open, then continuation messages through the Deliverer. from is the body
-// offset where text not yet shown starts. open and from are used only on the
-// publisher's goroutine (render and emit), then by deliverRest after the
-// publisher closed.
+// offset where text not yet shown starts; shown is where the body the stream
+// last showed ends, so a roll-over never takes back text the user saw. open,
+// from and shown are used only on the publisher's goroutine (render and
+// emit), then by deliverRest after the publisher closed.
 type stream struct {
 	e            *Engine
 	log          *slog.Logger
 	q            queued
 	open         bool
 	from         int
+	shown        int
 	windowClosed atomic.Bool
 }
 
@@ -162,7 +165,7 @@ func (s *stream) render(c *cards.Card) shown {
 	if !s.open {
 		return shown{skip: true}
 	}
-	return shown{StreamFrame: c.Stream(s.from), windowClosed: s.windowClosed.Load()}
+	return shown{StreamFrame: c.Stream(s.from, s.shown), windowClosed: s.windowClosed.Load()}
 }
 
 // emit writes a frame to the store. A body that outgrew the frame, or a
@@ -180,9 +183,13 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 		state = frameFinished // the turn is over and everything fits
 	case f.windowClosed:
 		state = frameFinished
-		content += "\n\n" + textWindowClosed
+		if !strings.HasSuffix(content, "\n\n") {
+			content += "\n\n"
+		}
+		content += textWindowClosed
 		s.log.Info("stream window closed; the rest follows as separate messages")
 	}
+	s.shown = f.BodyEnd
 	if state == frameFinished {
 		s.open = false
 		s.from = f.BodyEnd
@@ -204,7 +211,7 @@ func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 	}
 	body := c.Body()
 	for part := 1; ; part++ {
-		fr := c.Stream(s.from)
+		fr := c.Stream(s.from, 0) // a new message: nothing of it shown yet
 		d := Delivery{
 			Conversation: s.q.Conversation, User: s.q.User, StreamID: s.q.StreamID, ReplyURL: s.q.ReplyURL,
 			Part: part, Last: !fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],

@@ -1,0 +1,287 @@
+package bot_test
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
+)
+
+const thinking = "⏳ Thinking…"
+
+func TestRepeatedMessageRunsOneTurn(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	m := msg("m1", "alice", "hello")
+	var wg sync.WaitGroup
+	frames := make([]bot.Frame, 3)
+	for i := range frames {
+		wg.Go(func() { frames[i] = receive(t, r.e, m) })
+	}
+	wg.Wait()
+	id := frames[0].StreamID
+	for i, f := range frames {
+		if f.StreamID != id || f.Finish {
+			t.Fatalf("delivery %d: %+v, want stream %s, not finished", i, f, id)
+		}
+	}
+	final := waitFinished(t, r.e, id)
+	if want := (card{text: "hello", withAnswer: true, status: done()}).render(); final.Content != want {
+		t.Fatalf("final frame:\n%q\nwant\n%q", final.Content, want)
+	}
+	// A fourth delivery after the turn gets the finished frame, no new turn.
+	if again := receive(t, r.e, m); again != final {
+		t.Fatalf("repeat after the turn = %+v, want %+v", again, final)
+	}
+	if got := r.agent.Prompts(); !slices.Equal(got, []string{"hello"}) {
+		t.Fatalf("prompts = %q, want one", got)
+	}
+}
+
+func TestRefusedUserStartsNothing(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	for _, m := range []bot.Message{msg("m1", "mallory", "rm -rf /"), msg("m2", "mallory", "/status")} {
+		f := receive(t, r.e, m)
+		want := bot.Frame{StreamID: f.StreamID, Content: "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list.", Finish: true}
+		if f != want {
+			t.Fatalf("%s: %+v, want %+v", m.Text, f, want)
+		}
+		if stored, _, _ := r.e.Frame(t.Context(), f.StreamID); stored != want {
+			t.Fatalf("stored frame %+v, want %+v", stored, want)
+		}
+	}
+	if p, n := r.agent.Prompts(), r.agent.Sessions(); len(p) != 0 || n != 0 {
+		t.Fatalf("agent used: prompts %q, sessions %d", p, n)
+	}
+}
+
+func TestAccess(t *testing.T) {
+	a := bot.Access{AllowUsers: []string{"alice"}, AllowChats: []string{"chat1"}, Admins: []string{"root"}}
+	for _, c := range []struct {
+		m    bot.Message
+		want bool
+	}{
+		{bot.Message{User: "alice", Conversation: "alice", ChatType: bot.ChatSingle}, true},
+		{bot.Message{User: "bob", Conversation: "bob", ChatType: bot.ChatSingle}, false},
+		{bot.Message{User: "bob", Conversation: "chat1", ChatType: bot.ChatGroup}, true},
+		{bot.Message{User: "bob", Conversation: "chat2", ChatType: bot.ChatGroup}, false},
+		{bot.Message{User: "alice", Conversation: "chat2", ChatType: bot.ChatGroup}, true},
+		{bot.Message{User: "root", Conversation: "chat2", ChatType: bot.ChatGroup}, true},
+		// A 1:1 conversation id equal to an allowed chat id does not count.
+		{bot.Message{User: "chat1", Conversation: "chat1", ChatType: bot.ChatSingle}, false},
+	} {
+		if got := a.Allowed(c.m); got != c.want {
+			t.Errorf("Allowed(%+v) = %v, want %v", c.m, got, c.want)
+		}
+	}
+	if (bot.Access{}).Allowed(bot.Message{User: "alice"}) {
+		t.Error("empty access lists allowed someone")
+	}
+	if !(bot.Access{AllowUsers: []string{"*"}}).Allowed(bot.Message{User: "anyone"}) {
+		t.Error(`"*" did not allow everyone`)
+	}
+}
+
+func TestStopCancelsTheRunningTurn(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	f := receive(t, r.e, msg("m1", "alice", "block"))
+	waitStarted(t, r.agent, "block")
+	stop := receive(t, r.e, msg("m2", "alice", "/stop"))
+	if stop.Content != "OK — asked the running turn to stop." || !stop.Finish {
+		t.Fatalf("/stop answered %+v", stop)
+	}
+	final := waitFinished(t, r.e, f.StreamID)
+	want := card{text: "block", after: []acpbridge.Notice{{Level: acpbridge.NoticeInfo, Text: "Stopped with /stop."}},
+		status: cards.Status{State: cards.StateCancelled}}.render()
+	if final.Content != want {
+		t.Fatalf("final frame:\n%q\nwant\n%q", final.Content, want)
+	}
+	if !strings.Contains(final.Content, "⏹ Cancelled") {
+		t.Fatalf("final frame does not say cancelled: %q", final.Content)
+	}
+	// The conversation goes on.
+	next := receive(t, r.e, msg("m3", "alice", "again"))
+	if got := waitFinished(t, r.e, next.StreamID).Content; got != (card{text: "again", withAnswer: true, status: done()}).render() {
+		t.Fatalf("next turn: %q", got)
+	}
+	idle := receive(t, r.e, msg("m4", "alice", "/stop"))
+	if idle.Content != "Nothing is running in this conversation." {
+		t.Fatalf("/stop when idle: %q", idle.Content)
+	}
+}
+
+func TestQueuedMessageWaitsItsTurn(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	first := receive(t, r.e, msg("m1", "alice", "gate:one"))
+	if first.Content != thinking || first.Finish {
+		t.Fatalf("first message: %+v", first)
+	}
+	waitStarted(t, r.agent, "gate:one")
+	second := receive(t, r.e, msg("m2", "alice", "second"))
+	third := receive(t, r.e, msg("m3", "alice", "third"))
+	for i, f := range []bot.Frame{second, third} {
+		want := bot.Frame{StreamID: f.StreamID, Content: "⏳ Queued (position " + string(rune('1'+i)) + ") — waiting for the running turn to finish."}
+		if f != want {
+			t.Fatalf("queued message %d: %+v, want %+v", i+1, f, want)
+		}
+	}
+	status := receive(t, r.e, msg("m4", "alice", "/status"))
+	if want := "**Status**\n- turn: running (replica a)\n- waiting: 2\n- session: a-1"; status.Content != want {
+		t.Fatalf("/status:\n%s\nwant\n%s", status.Content, want)
+	}
+	r.agent.release("one")
+	for _, c := range []struct {
+		id   string
+		text string
+	}{{first.StreamID, "gate:one"}, {second.StreamID, "second"}, {third.StreamID, "third"}} {
+		got := waitFinished(t, r.e, c.id).Content
+		if want := (card{text: c.text, withAnswer: true, status: done()}).render(); got != want {
+			t.Fatalf("%s:\n%q\nwant\n%q", c.text, got, want)
+		}
+	}
+	if got := r.agent.Prompts(); !slices.Equal(got, []string{"gate:one", "second", "third"}) {
+		t.Fatalf("prompts in order %q", got)
+	}
+	if r.agent.Sessions() != 1 {
+		t.Fatalf("sessions = %d, want one shared by the conversation", r.agent.Sessions())
+	}
+}
+
+func TestNewStartsAFreshSession(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "one")).StreamID)
+	if f := receive(t, r.e, msg("m2", "alice", "/new")); f.Content != "OK — the next message starts a fresh session." || !f.Finish {
+		t.Fatalf("/new: %+v", f)
+	}
+	if f := receive(t, r.e, msg("m3", "alice", "/status")); f.Content != "**Status**\n- turn: idle\n- waiting: 0\n- session: none yet (the next message starts one)" {
+		t.Fatalf("/status after /new: %q", f.Content)
+	}
+	waitFinished(t, r.e, receive(t, r.e, msg("m4", "alice", "two")).StreamID)
+	if r.agent.Sessions() != 2 {
+		t.Fatalf("sessions = %d, want 2", r.agent.Sessions())
+	}
+	help := receive(t, r.e, msg("m5", "alice", "/HELP"))
+	if !help.Finish || !strings.HasPrefix(help.Content, "**Commands**\n- `/new`") {
+		t.Fatalf("/help: %+v", help)
+	}
+	if got := r.agent.Prompts(); !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("prompts %q: a command reached the agent", got)
+	}
+}
+
+func TestAgentErrorFailsTheCardAndTheNextMessageWorks(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "fail")).StreamID).Content
+	want := card{text: "fail", status: cards.Status{State: cards.StateFailed, Detail: "codex crashed"}}.render()
+	if got != want || !strings.Contains(got, "❌ Failed: codex crashed") {
+		t.Fatalf("failed turn:\n%q\nwant\n%q", got, want)
+	}
+	got = waitFinished(t, r.e, receive(t, r.e, msg("m2", "alice", "ok now")).StreamID).Content
+	if want := (card{text: "ok now", withAnswer: true, status: done()}).render(); got != want {
+		t.Fatalf("next turn:\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestTurnTimeoutFails(t *testing.T) {
+	cfg := testConfig(t, "a")
+	cfg.TurnTimeout = 50 * time.Millisecond
+	r := newReplica(t, openStore(t, newPrefix(t)), cfg)
+	r.run(t)
+	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "block")).StreamID).Content
+	want := card{text: "block", status: cards.Status{State: cards.StateFailed, Detail: "timed out after 50ms (agent.turn_timeout)"}}.render()
+	if got != want {
+		t.Fatalf("timed out turn:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A turn that outlives the stream window: the stream finishes with a note
+// and the answer arrives through the Deliverer, exactly once.
+func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
+	cfg := testConfig(t, "a")
+	cfg.StreamWindow = time.Nanosecond
+	r := newReplica(t, openStore(t, newPrefix(t)), cfg)
+	r.run(t)
+	text := "gate:w"
+	id := receive(t, r.e, msg("m1", "alice", text)).StreamID
+	waitStarted(t, r.agent, text)
+	final := waitFinished(t, r.e, id)
+	// The window may close before or after the agent's first thought.
+	note := "_(this reply is taking long: the rest of the answer follows in a separate message)_"
+	early := "<think>\n⏳ Working…\n</think>\n\n" + note
+	if want := (card{text: text}).render() + note; final.Content != want && final.Content != early {
+		t.Fatalf("stream ended with:\n%q\nwant\n%q", final.Content, want)
+	}
+	if ds := r.out.all(); len(ds) != 0 {
+		t.Fatalf("delivered before the turn ended: %+v", ds)
+	}
+	r.agent.release("w")
+	ds := waitDeliveries(t, r.out)
+	checkDeliveries(t, ds, "alice", id, "https://reply/m1")
+	if len(ds) != 1 || bodies(ds) != answer(text) {
+		t.Fatalf("deliveries %+v, want the whole answer once", ds)
+	}
+	if want := (card{text: text, withAnswer: true, status: done()}).render(); ds[0].Markdown != want {
+		t.Fatalf("delivered markdown:\n%q\nwant\n%q", ds[0].Markdown, want)
+	}
+	if f, _, _ := r.e.Frame(t.Context(), id); f != final {
+		t.Fatalf("the finished stream changed: %+v", f)
+	}
+}
+
+// A body larger than one frame: the stream shows the start, the rest comes
+// through the Deliverer, every byte exactly once.
+func TestLongAnswerContinuesThroughTheDeliverer(t *testing.T) {
+	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r.run(t)
+	text := "big:50000"
+	id := receive(t, r.e, msg("m1", "alice", text)).StreamID
+	final := waitFinished(t, r.e, id)
+	ds := waitDeliveries(t, r.out)
+	checkDeliveries(t, ds, "alice", id, "https://reply/m1")
+	a := answer(text)
+	rest := bodies(ds)
+	if len(rest) == 0 || len(rest) == len(a) {
+		t.Fatalf("delivered %d of %d bytes; want the stream to show a part", len(rest), len(a))
+	}
+	if !strings.HasSuffix(a, rest) || !strings.Contains(final.Content, a[:len(a)-len(rest)]) {
+		t.Fatal("stream part + delivered parts is not the answer exactly once")
+	}
+	if len(final.Content) > cards.StreamMaxBytes {
+		t.Fatalf("final frame is %d bytes, over WeCom's %d", len(final.Content), cards.StreamMaxBytes)
+	}
+}
+
+func waitDeliveries(t *testing.T, d *deliveries) []bot.Delivery {
+	t.Helper()
+	for range 1000 {
+		ds := d.all()
+		if n := len(ds); n > 0 && ds[n-1].Last {
+			return ds
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no last delivery; got %+v", d.all())
+	return nil
+}
+
+func checkDeliveries(t *testing.T, ds []bot.Delivery, user, stream, url string) {
+	t.Helper()
+	for i, d := range ds {
+		if d.Part != i+1 || d.Last != (i == len(ds)-1) || d.User != user || d.Conversation != user || d.StreamID != stream || d.ReplyURL != url {
+			t.Fatalf("delivery %d: part %d last %v user %q conv %q stream %q url %q", i, d.Part, d.Last, d.User, d.Conversation, d.StreamID, d.ReplyURL)
+		}
+		if !strings.Contains(d.Markdown, d.Body) || len(d.Markdown) > cards.StreamMaxBytes {
+			t.Fatalf("delivery %d markdown (%d bytes) does not carry its body", i, len(d.Markdown))
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package bot_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/store"
+)
+
+var _ bot.Store = (*store.Store)(nil)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// newPrefix returns a key prefix of the test's own; every key under it is
+// deleted when the test ends.
+func newPrefix(t *testing.T) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "wecodex-bot-test:" + hex.EncodeToString(b[:]) + ":"
+	t.Cleanup(func() {
+		opt := redisOptions(t)
+		c := redis.NewClient(opt)
+		defer c.Close()
+		ctx := context.Background()
+		iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
+		for iter.Next(ctx) {
+			c.Del(ctx, iter.Val())
+		}
+	})
+	return prefix
+}
+
+func redisOptions(t *testing.T) *redis.Options {
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379"
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("REDIS_URL %q: %v", url, err)
+	}
+	return opt
+}
+
+// openStore opens the real Redis under prefix.
+func openStore(t *testing.T, prefix string) *store.Store {
+	t.Helper()
+	opt := redisOptions(t)
+	s, err := store.Open(context.Background(), store.Options{Addrs: []string{opt.Addr}, Password: opt.Password, DB: opt.DB, Prefix: prefix}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatalf("no Redis at REDIS_URL (start redis-server): %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// deliveries records what the engine delivered after the stream.
+type deliveries struct {
+	mu  sync.Mutex
+	got []bot.Delivery
+}
+
+func (d *deliveries) Deliver(_ context.Context, v bot.Delivery) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.got = append(d.got, v)
+	return nil
+}
+
+func (d *deliveries) all() []bot.Delivery {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]bot.Delivery(nil), d.got...)
+}
+
+type replica struct {
+	e     *bot.Engine
+	agent *fakeAgent
+	out   *deliveries
+	stop  func() // stops Run and waits for it
+}
+
+func testConfig(t *testing.T, name string) bot.Config {
+	return bot.Config{
+		Replica:        name,
+		WorkspaceRoot:  t.TempDir(),
+		TurnTimeout:    time.Minute,
+		StreamWindow:   time.Hour,
+		UpdateInterval: 10 * time.Millisecond,
+		Access:         bot.Access{AllowUsers: []string{"alice", "bob"}},
+		LeaseTTL:       3 * time.Second,
+		HeartbeatTTL:   3 * time.Second,
+		PollInterval:   20 * time.Millisecond,
+		Logger:         quiet(),
+	}
+}
+
+// newReplica builds an engine on st; run starts it.
+func newReplica(t *testing.T, st bot.Store, cfg bot.Config) *replica {
+	t.Helper()
+	r := &replica{agent: newFakeAgent(cfg.Replica), out: &deliveries{}}
+	e, err := bot.New(cfg, st, r.agent, r.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.e = e
+	r.stop = func() {}
+	return r
+}
+
+func (r *replica) run(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.e.Run(ctx) }()
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(r.stop)
+}
+
+func msg(id, user, text string) bot.Message {
+	return bot.Message{ID: id, Conversation: user, User: user, Text: text, ChatType: bot.ChatSingle, ReplyURL: "https://reply/" + id}
+}
+
+func receive(t *testing.T, e *bot.Engine, m bot.Message) bot.Frame {
+	t.Helper()
+	f, err := e.Receive(context.Background(), m)
+	if err != nil {
+		t.Fatalf("Receive(%s): %v", m.ID, err)
+	}
+	return f
+}
+
+// waitFrame polls the store until the stream's frame satisfies ok.
+func waitFrame(t *testing.T, e *bot.Engine, streamID string, what string, ok func(bot.Frame) bool) bot.Frame {
+	t.Helper()
+	var last bot.Frame
+	for range 1000 {
+		f, _, err := e.Frame(context.Background(), streamID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(f) {
+			return f
+		}
+		last = f
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("stream %s never became %s; last frame: %+v", streamID, what, last)
+	return last
+}
+
+func waitFinished(t *testing.T, e *bot.Engine, streamID string) bot.Frame {
+	t.Helper()
+	return waitFrame(t, e, streamID, "finished", func(f bot.Frame) bool { return f.Finish })
+}
+
+func waitStarted(t *testing.T, a *fakeAgent, text string) {
+	t.Helper()
+	select {
+	case got := <-a.started:
+		if got != text {
+			t.Fatalf("agent started %q, want %q", got, text)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("agent never started %q", text)
+	}
+}
+
+// card renders what the engine's card for a turn must show: the fake agent's
+// updates for text (its answer only when withAnswer), then notices, then the
+// status. before are notices that come before the agent's updates.
+type card struct {
+	before     []acpbridge.Notice
+	text       string
+	withAnswer bool
+	after      []acpbridge.Notice
+	status     cards.Status
+}
+
+func (c card) render() string {
+	k := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - 256))
+	for _, n := range c.before {
+		k.Notice(string(n.Level), n.Text)
+	}
+	for _, u := range thoughtOf(c.text) {
+		k.Apply(u)
+	}
+	if c.withAnswer {
+		for _, u := range answerOf(c.text) {
+			k.Apply(u)
+		}
+	}
+	for _, n := range c.after {
+		k.Notice(string(n.Level), n.Text)
+	}
+	k.SetStatus(c.status)
+	return k.Stream(0, 0).Content
+}
+
+func done() cards.Status { return cards.Status{State: cards.StateDone} }
+
+func bodies(ds []bot.Delivery) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Body)
+	}
+	return b.String()
+}
