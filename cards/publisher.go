@@ -133,7 +133,10 @@ func (p *Publisher[F]) change(f func(*Card) bool) {
 }
 
 // Close stops taking changes, emits the final frame and waits for the
-// publisher's goroutine to end. It is safe to call more than once.
+// publisher's goroutine to end. It is safe to call more than once. Once it
+// returns the card no longer changes, and the caller may read and render it
+// freely (for instance the follow-up messages of an answer that outgrew its
+// last stream).
 func (p *Publisher[F]) Close() {
 	p.mu.Lock()
 	already := p.closed
