@@ -287,7 +287,9 @@ func TestNegativeDeliveries(t *testing.T) {
 
 func TestBadRepliesAreCaught(t *testing.T) {
 	sim, bot, _ := setup(t, 1, nil)
-	bot.tamper = func(b []byte) []byte { return []byte(strings.Replace(string(b), `"msgsignature":"`, `"msgsignature":"0`, 1)) }
+	bot.tamper = func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"msgsignature":"`, `"msgsignature":"0`, 1))
+	}
 	_, err := sim.Send(context.Background(), Message{From: "u", Text: "x"})
 	if !errors.Is(err, wecom.ErrSignature) {
 		t.Fatalf("badly signed reply: %v", err)
