@@ -34,6 +34,8 @@ type fakeAgent struct {
 	cancels  map[acp.SessionId]chan struct{}
 	gates    map[string]chan struct{}
 	started  chan string
+	// permission, when set, is asked once by a prompt "ask".
+	permission acpbridge.PermissionFunc
 }
 
 func newFakeAgent(name string) *fakeAgent {
@@ -107,6 +109,16 @@ func (f *fakeAgent) Prompt(ctx context.Context, id acp.SessionId, text string, s
 		case <-cancel:
 			return acp.StopReasonCancelled, nil
 		}
+	case text == "ask" && f.permission != nil:
+		title := "run ls"
+		f.permission(ctx, acp.RequestPermissionRequest{
+			SessionId: id,
+			ToolCall:  acp.ToolCallUpdate{ToolCallId: "t1", Title: &title},
+			Options: []acp.PermissionOption{
+				{OptionId: "yes", Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow"},
+				{OptionId: "no", Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject"},
+			},
+		})
 	case text == "fail":
 		return "", errors.New("codex crashed")
 	}

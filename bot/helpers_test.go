@@ -195,6 +195,7 @@ func waitStarted(t *testing.T, a *fakeAgent, text string) {
 type card struct {
 	before     []acpbridge.Notice
 	text       string
+	middle     []acpbridge.Notice // between the thought and the answer
 	withAnswer bool
 	after      []acpbridge.Notice
 	status     cards.Status
@@ -207,6 +208,9 @@ func (c card) render() string {
 	}
 	for _, u := range thoughtOf(c.text) {
 		k.Apply(u)
+	}
+	for _, n := range c.middle {
+		k.Notice(string(n.Level), n.Text)
 	}
 	if c.withAnswer {
 		for _, u := range answerOf(c.text) {

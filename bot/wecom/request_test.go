@@ -97,7 +97,7 @@ func TestVerifyURL(t *testing.T) {
 }
 
 // signedRequest builds a callback POST as WeCom sends it.
-func signedRequest(t *testing.T, c *Crypter, now time.Time, plaintext string) *http.Request {
+func signedRequest(t testing.TB, c *Crypter, now time.Time, plaintext string) *http.Request {
 	t.Helper()
 	enc, err := c.Encrypt([]byte(plaintext))
 	if err != nil {
@@ -160,5 +160,33 @@ func TestOpenRequest(t *testing.T) {
 				t.Fatalf("HTTPStatus = %d, want %d", got, tc.status)
 			}
 		})
+	}
+}
+
+// BenchmarkCallbackRoundTrip is the protocol share of the webhook budget:
+// open a signed message callback, parse it, seal the first stream frame.
+func BenchmarkCallbackRoundTrip(b *testing.B) {
+	c := testCrypter(b)
+	now := time.Unix(1_700_000_000, 0)
+	msg := `{"msgid":"m1","aibotid":"B","chattype":"single","from":{"userid":"zhangsan"},"response_url":"https://r/1","msgtype":"text","text":{"content":"please run the tests and fix what fails"}}`
+	enc, _ := c.Encrypt([]byte(msg))
+	q := Query{Timestamp: strconv.FormatInt(now.Unix(), 10), Nonce: "abc"}
+	q.Signature = c.Signature(q.Timestamp, q.Nonce, enc)
+	target := "/wecom/aibot?" + q.Values().Encode()
+	body := fmt.Sprintf(`{"encrypt":%q}`, enc)
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(body))
+		q, pt, err := c.OpenRequest(r, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cb, err := ParseCallback(pt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.SealStream(StreamFrame{ID: cb.MsgID, Content: "<think>…</think>"}, q.Timestamp, q.Nonce); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
