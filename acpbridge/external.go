@@ -427,14 +427,25 @@ func resetTimer(t *time.Timer, d time.Duration) {
 // turnError explains a failed prompt call.
 func (a *ExternalAgent) turnError(p *agentProc, err error) error {
 	select {
-	case <-p.exited:
-		return fmt.Errorf("%w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr))
 	case <-p.conn.Done():
-		return fmt.Errorf("%w: it closed its output mid-turn; the next message restarts it", ErrAgentExited)
 	default:
 		return requestError(err)
 	}
+	// The output closed; the exit status, when the process is dying, says
+	// more than that.
+	t := time.NewTimer(exitStatusWait)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr))
+	case <-t.C:
+		return fmt.Errorf("%w: it closed its output mid-turn; the next message restarts it", ErrAgentExited)
+	}
 }
+
+// exitStatusWait is how long a failed call waits for the process's exit
+// status after its output closed.
+const exitStatusWait = 2 * time.Second
 
 // callError explains a failed request other than a prompt; a request that
 // timed out kills the agent, which is hung.

@@ -161,12 +161,13 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 
 	firstPID := a.PID()
 	rec := &recorder{}
-	sawChunk := make(chan struct{}, 1)
+	// Both deltas sent before the hold have reached the sink.
+	sawChunks := make(chan struct{})
+	chunks := 0
 	rec.onUpdate = func(u acp.SessionUpdate) {
 		if u.AgentThoughtChunk != nil {
-			select {
-			case sawChunk <- struct{}{}:
-			default:
+			if chunks++; chunks == 2 {
+				close(sawChunks)
 			}
 		}
 	}
@@ -180,7 +181,7 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 		done <- result{r, err}
 	}()
 	waitFor(t, ctx, gate.Reached(), "the model stream to reach the gate")
-	waitFor(t, ctx, sawChunk, "the first thought chunk")
+	waitFor(t, ctx, sawChunks, "the thought chunks before the hold")
 	if err := syscall.Kill(firstPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 	if want := "prompt: the agent process exited (signal: killed) mid-turn; the next message restarts it"; r.err.Error() != want {
 		t.Errorf("error %q; want %q", r.err, want)
 	}
-	if got, want := rec.lines("thought", "message"), []string{"thought: Starting"}; !equal(got, want) {
+	if got, want := rec.lines("thought", "message"), []string{"thought: Starting the"}; !equal(got, want) {
 		t.Errorf("before the crash\n got %q\nwant %q", got, want)
 	}
 
