@@ -26,7 +26,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // newPrefix returns a key prefix of the test's own; every key under it is
 // deleted when the test ends.
-func newPrefix(t *testing.T) string {
+func newPrefix(t testing.TB) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	prefix := "wecodex-bot-test:" + hex.EncodeToString(b[:]) + ":"
@@ -43,7 +43,7 @@ func newPrefix(t *testing.T) string {
 	return prefix
 }
 
-func redisOptions(t *testing.T) *redis.Options {
+func redisOptions(t testing.TB) *redis.Options {
 	url := os.Getenv("REDIS_URL")
 	if url == "" {
 		url = "redis://127.0.0.1:6379"
@@ -56,7 +56,7 @@ func redisOptions(t *testing.T) *redis.Options {
 }
 
 // openStore opens the real Redis under prefix.
-func openStore(t *testing.T, prefix string) *store.Store {
+func openStore(t testing.TB, prefix string) *store.Store {
 	t.Helper()
 	opt := redisOptions(t)
 	s, err := store.Open(context.Background(), store.Options{Addrs: []string{opt.Addr}, Password: opt.Password, DB: opt.DB, Prefix: prefix}, quiet())
@@ -232,4 +232,15 @@ func bodies(ds []bot.Delivery) string {
 		b.WriteString(d.Body)
 	}
 	return b.String()
+}
+
+func benchReplica(b *testing.B) *replica {
+	cfg := bot.Config{Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quiet()}
+	r := &replica{agent: newFakeAgent("bench"), out: &deliveries{}}
+	e, err := bot.New(cfg, openStore(b, newPrefix(b)), r.agent, r.out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.e = e
+	return r
 }
