@@ -39,11 +39,11 @@ func (e *Engine) command(ctx context.Context, m Message, streamID, cmd string) (
 		if err != nil {
 			return Frame{}, fmt.Errorf("/stop in %s: %w", m.Conversation, err)
 		}
-		// The store's announcement reaches this replica too, but stopping a
-		// local turn directly does not depend on the subscription.
-		local := e.stopLocal(m.Conversation, errStopped)
+		// The store's announcement reaches this replica too; checking a local
+		// turn directly does not depend on the subscription.
+		e.checkStop(m.Conversation)
 		out = textNothingToRun
-		if running || local {
+		if running {
 			out = textStopped
 		}
 	case "/status":

@@ -41,7 +41,7 @@ type Config struct {
 	// lease is renewed every LeaseTTL/3 while a turn runs. Default 30s.
 	LeaseTTL time.Duration
 	// HeartbeatTTL bounds how long a dead replica keeps the affinity of the
-	// conversations it owns. Default 15s.
+	// conversations it owns; it is renewed every HeartbeatTTL/3. Default 30s.
 	HeartbeatTTL time.Duration
 	// PollInterval is how often the engine looks for conversations with
 	// waiting messages that it may take (its own, or a dead replica's).
@@ -75,7 +75,7 @@ func (c *Config) setDefaults() error {
 		c.LeaseTTL = 30 * time.Second
 	}
 	if c.HeartbeatTTL <= 0 {
-		c.HeartbeatTTL = 15 * time.Second
+		c.HeartbeatTTL = 30 * time.Second
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = time.Second
@@ -213,7 +213,7 @@ func (e *Engine) heartbeat(ctx context.Context) {
 
 func (e *Engine) watchStops(ctx context.Context) {
 	for ctx.Err() == nil {
-		err := e.store.WatchStops(ctx, func() {}, func(conv string) { e.stopLocal(conv, errStopped) })
+		err := e.store.WatchStops(ctx, func() {}, func(conv string) { e.checkStop(conv) })
 		if ctx.Err() != nil {
 			return
 		}

@@ -13,7 +13,6 @@ var (
 	errStopped   = errors.New("stopped with /stop")
 	errTimeout   = errors.New("turn timed out")
 	errLeaseLost = errors.New("lost the conversation lease")
-	errShutdown  = errors.New("the bot is shutting down")
 )
 
 // worker runs the turns of one conversation on this replica while it holds
@@ -22,6 +21,8 @@ var (
 type worker struct {
 	conv  string
 	token int64
+	// poke asks the renewer to check the lease now, for a /stop.
+	poke chan struct{}
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // cancels the running turn
@@ -44,12 +45,23 @@ func (w *worker) setCancel(c context.CancelCauseFunc) {
 	w.mu.Unlock()
 }
 
-// stopLocal cancels the conversation's turn if it runs on this replica.
-func (e *Engine) stopLocal(conv string, cause error) bool {
+// checkStop makes the worker running conv on this replica, if any, look for
+// a stop request now instead of at its next renewal. The request itself is
+// read from the store, where it names the lease token and is cleared when the
+// worker moves to its next message: a late announcement can never stop a
+// later turn than the one the user meant.
+func (e *Engine) checkStop(conv string) bool {
 	e.mu.Lock()
 	w := e.workers[conv]
 	e.mu.Unlock()
-	return w != nil && w.stopTurn(cause)
+	if w == nil {
+		return false
+	}
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
+	return true
 }
 
 // tryStart takes conv's lease and its oldest waiting message if this replica
@@ -95,7 +107,7 @@ func (e *Engine) tryStart(ctx context.Context, conv string) {
 	if takeover {
 		e.log.Info("took over conversation", "conv", conv, "from", owner)
 	}
-	w := &worker{conv: conv, token: token}
+	w := &worker{conv: conv, token: token, poke: make(chan struct{}, 1)}
 	e.mu.Lock()
 	e.workers[conv] = w
 	run := e.runCtx
@@ -165,6 +177,7 @@ func (e *Engine) renew(ctx context.Context, w *worker) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-w.poke:
 		}
 		held, stop, err := e.store.RenewLease(ctx, w.conv, w.token, e.cfg.LeaseTTL)
 		switch {
