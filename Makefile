@@ -13,7 +13,7 @@ CONFIG           ?= configs/wecodex.yaml
 export WECODEX_TEST_CODEX_BIN := $(CODEX_BIN)
 export WECODEX_TEST_CODEX_ACP_BIN := $(CODEX_ACP_BIN)
 
-.PHONY: all build run test bench lint tools clean
+.PHONY: all build run test bench bench-bridge lint tools clean
 
 all: build
 
@@ -46,6 +46,11 @@ test: tools
 
 bench: tools
 	scripts/with-redis.sh go test -run '^$$' -bench . -benchmem ./...
+
+# The bridge's own CPU and peak RSS beside the published codex-acp, on the same
+# real Codex and the same scripted 20,000-delta answer (README, "Performance").
+bench-bridge: build tools
+	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -deltas 20000 -runs 5
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -1,0 +1,197 @@
+// Command benchbridge measures an ACP bridge's own cost: it runs `wecodex
+// codex-acp` and the published @agentclientprotocol/codex-acp side by side on
+// the same real Codex and the same scripted answer of many deltas, and reports
+// each bridge process's own CPU seconds and peak RSS (medians of alternating
+// runs). Codex itself is a child of each bridge and is not counted.
+//
+// Run it with `make bench-bridge`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+)
+
+func main() {
+	var f flags
+	flag.StringVar(&f.wecodex, "wecodex", "bin/wecodex", "the wecodex binary")
+	flag.StringVar(&f.codexACP, "codex-acp", ".tools/codex-acp/node_modules/.bin/codex-acp", "the published codex-acp")
+	flag.StringVar(&f.codex, "codex", ".tools/codex/node_modules/.bin/codex", "the codex both bridges run")
+	flag.IntVar(&f.deltas, "deltas", 20000, "deltas in the scripted answer")
+	flag.IntVar(&f.runs, "runs", 5, "runs of each bridge, alternating")
+	flag.Parse()
+	if err := run(f); err != nil {
+		fmt.Fprintln(os.Stderr, "benchbridge:", err)
+		os.Exit(1)
+	}
+}
+
+type flags struct {
+	wecodex, codexACP, codex string
+	deltas, runs             int
+}
+
+// bridge is one ACP agent under test.
+type bridge struct {
+	name    string
+	command []string
+	env     map[string]string
+	samples []sample
+}
+
+func run(f flags) error {
+	answer, deltas := scriptedAnswer(f.deltas)
+	model := sm.New(sm.ScriptFunc(func(*sm.Request) (sm.Response, error) {
+		return sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, deltas...)), nil
+	}))
+	url, err := model.Start()
+	if err != nil {
+		return fmt.Errorf("start scripted model: %w", err)
+	}
+	defer model.Close()
+
+	dir, err := os.MkdirTemp("", "wecodex-benchbridge-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	home, workspace := filepath.Join(dir, "codex-home"), filepath.Join(dir, "workspace")
+	if err := os.MkdirAll(workspace, 0o700); err != nil {
+		return err
+	}
+	if err := sm.WriteCodexHome(home, url, sm.HomeOptions{}); err != nil {
+		return err
+	}
+	env := map[string]string{}
+	for _, kv := range sm.Env(home) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	codex, err := filepath.Abs(f.codex)
+	if err != nil {
+		return err
+	}
+	ours := &bridge{name: "wecodex codex-acp", command: []string{f.wecodex, "codex-acp"},
+		env: with(env, "WECODEX_AGENT_CODEX_BIN", codex, "WECODEX_AGENT_CODEX_APPROVAL_POLICY", "never")}
+	theirs := &bridge{name: "codex-acp 2.6.0", command: []string{f.codexACP},
+		env: with(env, "CODEX_PATH", codex, "CODEX_ACP_PROMPT_SUGGESTIONS", "false")}
+
+	fmt.Printf("answer: %d deltas, %d bytes; %d runs each, alternating\n", f.deltas, len(answer), f.runs)
+	for i := 0; i < f.runs; i++ {
+		order := []*bridge{ours, theirs}
+		if i%2 == 1 {
+			order = []*bridge{theirs, ours}
+		}
+		for _, b := range order {
+			s, err := measure(b, workspace, answer)
+			if err != nil {
+				return fmt.Errorf("%s, run %d: %w", b.name, i+1, err)
+			}
+			b.samples = append(b.samples, s)
+			fmt.Printf("run %d %-18s cpu %.3fs  peak rss %6.1f MiB  wall %.2fs\n",
+				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.wall.Seconds())
+		}
+	}
+	report(ours, theirs)
+	return nil
+}
+
+func with(base map[string]string, kv ...string) map[string]string {
+	m := make(map[string]string, len(base)+len(kv)/2)
+	for k, v := range base {
+		m[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// scriptedAnswer returns an answer of n distinct deltas, so a lost, repeated
+// or reordered delta shows in the comparison.
+func scriptedAnswer(n int) (string, []string) {
+	deltas := make([]string, n)
+	for i := range deltas {
+		deltas[i] = fmt.Sprintf("d%05d ", i)
+	}
+	return strings.Join(deltas, ""), deltas
+}
+
+// measure runs one turn on a fresh bridge process and reads its own CPU time
+// and peak RSS from /proc just before stopping it.
+func measure(b *bridge, workspace, answer string) (sample, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	agent, err := acpbridge.NewExternalAgent(ctx, acpbridge.ExternalOptions{
+		Command: b.command, Env: b.env, Permissions: acpbridge.Policy("allow"),
+		Log: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		return sample{}, err
+	}
+	defer agent.Close()
+	id, err := agent.NewSession(ctx, workspace)
+	if err != nil {
+		return sample{}, err
+	}
+	var got collector
+	if _, err := agent.Prompt(ctx, id, "Write the long answer.", &got); err != nil {
+		return sample{}, err
+	}
+	s, err := readProc(agent.PID())
+	if err != nil {
+		return sample{}, err
+	}
+	s.wall = time.Since(start)
+	if text := got.answer.String(); text != answer {
+		return sample{}, fmt.Errorf("answer differs: got %d bytes, want %d (first difference at byte %d)",
+			len(text), len(answer), firstDiff(text, answer))
+	}
+	return s, nil
+}
+
+func firstDiff(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func report(ours, theirs *bridge) {
+	oc, tc := median(ours.samples, cpuOf), median(theirs.samples, cpuOf)
+	or, tr := median(ours.samples, rssOf), median(theirs.samples, rssOf)
+	fmt.Printf("\nmedian              cpu        peak rss\n")
+	fmt.Printf("%-18s  %.3fs    %6.1f MiB\n", ours.name, oc, or/1024)
+	fmt.Printf("%-18s  %.3fs    %6.1f MiB\n", theirs.name, tc, tr/1024)
+	fmt.Printf("ratio (ours/theirs) cpu %.3fx (target <= 0.10x)  peak rss %.3fx (target <= 0.25x)\n", oc/tc, or/tr)
+	fmt.Println("both bridges delivered the whole answer in every run")
+}
+
+func cpuOf(s sample) float64 { return s.cpu }
+func rssOf(s sample) float64 { return float64(s.rssKiB) }
+
+func median(samples []sample, f func(sample) float64) float64 {
+	v := make([]float64, len(samples))
+	for i, s := range samples {
+		v[i] = f(s)
+	}
+	sort.Float64s(v)
+	if n := len(v); n%2 == 1 {
+		return v[n/2]
+	} else {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+}
