@@ -88,6 +88,9 @@ type extSession struct {
 	sink    Sink // where the agent's updates go right now; nil drops them
 	turn    *extTurn
 	busy    bool // a Prompt or LoadSession owns the session
+	// cancelEarly records a Cancel that came while Prompt was still
+	// (re)attaching the session, before the turn existed.
+	cancelEarly bool
 }
 
 // extTurn is the state of one running prompt.
@@ -305,6 +308,7 @@ func (a *ExternalAgent) Prompt(ctx context.Context, id acp.SessionId, text strin
 		return "", fmt.Errorf("prompt: a turn is already running in session %s", id)
 	}
 	s.busy = true
+	s.cancelEarly = false
 	a.mu.Unlock()
 	defer a.release(s)
 
@@ -315,11 +319,23 @@ func (a *ExternalAgent) Prompt(ctx context.Context, id acp.SessionId, text strin
 
 	turn := &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
 	a.mu.Lock()
+	if s.cancelEarly {
+		a.mu.Unlock()
+		return acp.StopReasonCancelled, nil
+	}
 	s.turn, s.sink = turn, sink
 	agentID := s.agentID
 	a.mu.Unlock()
 
 	reason, err := a.runTurn(ctx, p, s, turn, agentID, text)
+	// However the turn ended, nothing may stay waiting on a decision for it.
+	a.mu.Lock()
+	turn.cancelled = true
+	for k, cancel := range turn.perms {
+		cancel()
+		delete(turn.perms, k)
+	}
+	a.mu.Unlock()
 	// Whatever the agent sent before the turn ended reaches the sink first.
 	if ferr := s.queue.flush(context.WithoutCancel(ctx)); ferr != nil && err == nil {
 		err = ferr
@@ -463,6 +479,9 @@ func (a *ExternalAgent) callError(p *agentProc, cctx context.Context, err error)
 func (a *ExternalAgent) Cancel(ctx context.Context, id acp.SessionId) error {
 	a.mu.Lock()
 	s := a.sessions[id]
+	if s != nil && s.busy && s.turn == nil {
+		s.cancelEarly = true
+	}
 	if s == nil || s.turn == nil {
 		a.mu.Unlock()
 		return nil
