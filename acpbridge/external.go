@@ -527,11 +527,13 @@ func (a *ExternalAgent) Close() error {
 	sessions := a.sessions
 	a.mu.Unlock()
 
-	a.startMu.Lock() // wait out a start in progress; it sees closed
-	a.startMu.Unlock()
+	// A start in progress finishes under startMu, sees closed and stops
+	// its own process; holding startMu here waits for that.
+	a.startMu.Lock()
 	if p != nil {
 		p.stop(5 * time.Second)
 	}
+	a.startMu.Unlock()
 	for _, s := range sessions {
 		s.queue.close()
 	}

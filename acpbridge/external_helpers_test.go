@@ -89,12 +89,6 @@ func (r *recorder) lines(keep ...string) []string {
 	return out
 }
 
-func (r *recorder) reset() {
-	r.mu.Lock()
-	r.events = nil
-	r.mu.Unlock()
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
