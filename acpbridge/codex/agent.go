@@ -232,21 +232,25 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 	ts := newTurn(a.ctx, sink)
 	th.turn.Store(ts)
 
+	// turn/start runs on its own goroutine (ended by the response, the
+	// process exiting or Close) so a cancelled Prompt can return at once
+	// while whoever frees the thread still learns whether the turn started.
 	var r turnStartResponse
-	err = c.call(ctx, "turn/start", turnStartParams{
-		ThreadID: th.id, Input: []userInput{{Type: "text", Text: text}},
-	}, &r)
-	switch {
-	case err == nil:
-		if ts.setID(r.Turn.ID) {
-			a.interruptAsync(c, th.id, r.Turn.ID)
-		}
-	case ctx.Err() != nil:
+	started := make(chan error, 1)
+	go func() {
+		started <- c.call(a.ctx, "turn/start", turnStartParams{
+			ThreadID: th.id, Input: []userInput{{Type: "text", Text: text}},
+		}, &r)
+	}()
+	select {
+	case err = <-started:
+	case <-ctx.Done():
 		// The turn may still start; turn/started will interrupt it.
 		ts.requestCancel()
-		a.finishLater(th, ts, c)
+		a.finishLater(th, ts, c, started)
 		return acp.StopReasonCancelled, ctx.Err()
-	default:
+	}
+	if err != nil {
 		th.turn.CompareAndSwap(ts, nil)
 		ts.stop()
 		th.release()
@@ -254,6 +258,9 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 			return "", err
 		}
 		return "", fmt.Errorf("start codex turn: %w", err)
+	}
+	if ts.setID(r.Turn.ID) {
+		a.interruptAsync(c, th.id, r.Turn.ID)
 	}
 
 	select {
@@ -269,17 +276,31 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 		if turnID, ok := ts.idOrRequestCancel(); ok {
 			a.interruptAsync(c, th.id, turnID)
 		}
-		a.finishLater(th, ts, c)
+		a.finishLater(th, ts, c, nil)
 		return acp.StopReasonCancelled, ctx.Err()
 	}
 }
 
 // finishLater detaches a turn whose Prompt gave up (its sink gets nothing
-// more) and frees the thread once Codex reports the turn over.
-func (a *Agent) finishLater(th *thread, ts *turnState, c *conn) {
+// more) and frees the thread once Codex reports the turn over. started, when
+// not nil, delivers the outcome of a turn/start still in flight: a turn that
+// never started frees the thread at once.
+func (a *Agent) finishLater(th *thread, ts *turnState, c *conn, started <-chan error) {
 	ts.detached.Store(true)
 	ts.stop()
 	go func() {
+		if started != nil {
+			select {
+			case err := <-started:
+				if err != nil {
+					th.turn.CompareAndSwap(ts, nil)
+					th.release()
+					return
+				}
+			case <-c.done:
+			case <-a.ctx.Done():
+			}
+		}
 		select {
 		case <-ts.done:
 		case <-c.done:

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 )
@@ -92,16 +93,25 @@ func (f *fields) skipSpace() {
 }
 
 // skipString returns the index just past the string starting at data[i] == '"'.
+// It jumps from quote to quote (bytes.IndexByte is vectorized) and counts the
+// backslashes before each to tell an escaped quote from the closing one.
 func skipString(data []byte, i int) (int, bool) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
+	j := i + 1
+	for {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return 0, false
 		}
+		q := j + k
+		backslashes := 0
+		for p := q - 1; p > i && data[p] == '\\'; p-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
 	}
-	return 0, false
 }
 
 // skipValue returns the index just past the JSON value starting at data[i].
