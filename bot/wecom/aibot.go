@@ -1,0 +1,227 @@
+package wecom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+)
+
+// AIBotEngine is what the AI-bot webhook needs from the bot engine;
+// *bot.Engine implements it.
+type AIBotEngine interface {
+	// Receive handles a user message and returns its stream's first frame.
+	Receive(ctx context.Context, m bot.Message) (bot.Frame, error)
+	// Frame returns a stream's newest frame from the shared store; ok is
+	// false for a stream nobody knows.
+	Frame(ctx context.Context, streamID string) (f bot.Frame, ok bool, err error)
+}
+
+// receiveTimeout bounds the engine's work on one callback. WeCom waits 5 s
+// and then delivers the callback again; answering an error before that is
+// better than answering nothing, and dedupe makes the retry safe.
+const receiveTimeout = 4 * time.Second
+
+// What the webhook itself says.
+const (
+	textUnknownStream = "This reply is no longer available. Send the message again if you still need an answer."
+	textUnsupported   = "Sorry, I can only read text messages (and voice as its transcript). Send your request as text."
+	textWelcome       = "Hi! Send me a coding task and I will work on it with Codex. /help lists the commands."
+)
+
+// AIBotWebhookOptions configure an AIBotWebhook.
+type AIBotWebhookOptions struct {
+	// Token and EncodingAESKey are wecom.aibot.token and encoding_aes_key.
+	Token, EncodingAESKey string
+	// Engine turns messages into streams and answers refreshes.
+	Engine AIBotEngine
+	// Logger receives one line per rejected callback; nil discards.
+	Logger *slog.Logger
+	// Now is the clock timestamps are checked against; nil means time.Now.
+	Now func() time.Time
+}
+
+// AIBotWebhook is the AI bot's webhook endpoint (wecom.aibot.path): it
+// answers WeCom's GET URL check, and turns each POSTed callback into an
+// engine call answered with an encrypted stream frame. Every request is
+// checked (timestamp, body size, signature) before anything in it is trusted,
+// and a rejected request changes nothing.
+type AIBotWebhook struct {
+	crypter *Crypter
+	engine  AIBotEngine
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// NewAIBotWebhook checks the credentials and returns the endpoint handler.
+func NewAIBotWebhook(o AIBotWebhookOptions) (*AIBotWebhook, error) {
+	if o.Engine == nil {
+		return nil, errors.New("wecom aibot webhook: no engine")
+	}
+	c, err := NewCrypter(o.Token, o.EncodingAESKey, AIBotReceiveID)
+	if err != nil {
+		return nil, fmt.Errorf("wecom aibot webhook: %w", err)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &AIBotWebhook{crypter: c, engine: o.Engine, log: o.Logger, now: o.Now}, nil
+}
+
+// ServeHTTP answers GET URL checks and POST callbacks.
+func (h *AIBotWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		h.verifyURL(w, r)
+	case http.MethodPost:
+		h.callback(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (h *AIBotWebhook) verifyURL(w http.ResponseWriter, r *http.Request) {
+	q, err := ParseQuery(r.URL.Query())
+	if err == nil {
+		err = CheckTimestamp(q.Timestamp, h.now(), TimestampWindow)
+	}
+	var echo []byte
+	if err == nil {
+		echo, err = h.crypter.VerifyURL(q)
+	}
+	if err != nil {
+		h.reject(w, r, "URL check", err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write(echo)
+}
+
+func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > MaxBodyBytes {
+		// Refused before reading a byte of it.
+		h.reject(w, r, "callback", fmt.Errorf("%w: Content-Length %d, limit %d", ErrBodyTooLarge, r.ContentLength, MaxBodyBytes))
+		return
+	}
+	q, plaintext, err := h.crypter.OpenRequest(r, h.now())
+	if err != nil {
+		h.reject(w, r, "callback", err)
+		return
+	}
+	cb, err := ParseCallback(plaintext)
+	switch {
+	case errors.Is(err, ErrUnsupported):
+		h.log.Info("aibot callback of an unsupported msgtype", "msgtype", cb.MsgType, "msgid", cb.MsgID, "user", cb.UserID)
+		h.reply(w, q, bot.Frame{StreamID: NewNonce() + NewNonce(), Content: textUnsupported, Finish: true})
+		return
+	case err != nil:
+		h.reject(w, r, "callback", err)
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), receiveTimeout)
+	defer cancel()
+	switch cb.Kind {
+	case KindMessage:
+		f, err := h.engine.Receive(ctx, messageOf(cb))
+		if err != nil {
+			h.fail(w, "receive message", err, "msgid", cb.MsgID, "user", cb.UserID)
+			return
+		}
+		h.reply(w, q, f)
+	case KindStreamRefresh:
+		f, ok, err := h.engine.Frame(ctx, cb.StreamID)
+		if err != nil {
+			h.fail(w, "load stream frame", err, "stream", cb.StreamID)
+			return
+		}
+		if !ok {
+			f = bot.Frame{StreamID: cb.StreamID, Content: textUnknownStream, Finish: true}
+		}
+		h.reply(w, q, f)
+	case KindEvent:
+		h.event(w, q, cb)
+	}
+}
+
+// messageOf is the engine's view of a user message. The conversation is the
+// group chat or the user, as access.allow_chats and allow_users name them.
+// ParseCallback already removed the bot's @mention from a group message.
+func messageOf(cb Callback) bot.Message {
+	m := bot.Message{
+		ID: cb.MsgID, User: cb.UserID, Text: cb.Text,
+		ChatType: bot.ChatSingle, Conversation: cb.UserID, ReplyURL: cb.ResponseURL,
+	}
+	if cb.ChatType == ChatGroup {
+		m.ChatType, m.Conversation = bot.ChatGroup, cb.ChatID
+	}
+	// A quoted message is context for the agent; a command stays a command.
+	if cb.QuotedText != "" && !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
+		m.Text = quoteMarkdown(cb.QuotedText) + "\n\n" + m.Text
+	}
+	return m
+}
+
+func quoteMarkdown(s string) string {
+	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
+}
+
+// event answers enter_chat with a greeting and every other event with an
+// empty 200, which WeCom takes as "no reply".
+func (h *AIBotWebhook) event(w http.ResponseWriter, q Query, cb Callback) {
+	if cb.Event.Type != "enter_chat" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	pt, err := json.Marshal(Reply{MsgType: "text", Text: &TextBody{Content: textWelcome}})
+	if err == nil {
+		var body []byte
+		if body, err = h.crypter.Seal(pt, q.Timestamp, q.Nonce); err == nil {
+			writeJSON(w, body)
+			return
+		}
+	}
+	h.fail(w, "seal enter_chat reply", err)
+}
+
+// reply writes f as an encrypted stream reply signed with the callback's own
+// timestamp and nonce.
+func (h *AIBotWebhook) reply(w http.ResponseWriter, q Query, f bot.Frame) {
+	body, err := h.crypter.SealStream(StreamFrame{ID: f.StreamID, Finish: f.Finish, Content: f.Content}, q.Timestamp, q.Nonce)
+	if err != nil {
+		h.fail(w, "seal stream reply", err, "stream", f.StreamID)
+		return
+	}
+	writeJSON(w, body)
+}
+
+func writeJSON(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(body)
+}
+
+// reject answers a request that failed a check with the status HTTPStatus
+// maps it to. The log line names the check that failed; it carries no query
+// value, header or body, so no secret or message reaches the log.
+func (h *AIBotWebhook) reject(w http.ResponseWriter, r *http.Request, what string, err error) {
+	status := HTTPStatus(err)
+	h.log.Warn("aibot "+what+" rejected", "status", status, "remote", r.RemoteAddr, "err", err)
+	http.Error(w, http.StatusText(status), status)
+}
+
+// fail answers 500 for our own failure (Redis down, say): WeCom retries, and
+// dedupe makes the retry safe.
+func (h *AIBotWebhook) fail(w http.ResponseWriter, what string, err error, attrs ...any) {
+	h.log.Error("aibot "+what, append(attrs, "err", err)...)
+	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+}
