@@ -174,12 +174,13 @@ func (a *ExternalAgent) ensureProc(ctx context.Context) (p *agentProc, restarted
 		return nil, false, err
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.closed {
-		go p.stop(5 * time.Second)
+		a.mu.Unlock()
+		p.stop(5 * time.Second)
 		return nil, false, errors.New("the agent is closed")
 	}
 	a.proc = p
+	a.mu.Unlock()
 	return p, old != nil, nil
 }
 
