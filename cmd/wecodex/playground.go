@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 
+	"github.com/wecodex/wecodex/bot/wecom/playground"
 	"github.com/wecodex/wecodex/configs"
 )
 
@@ -17,19 +20,31 @@ import (
 // AI-bot endpoint, baseURL + cfg.WeCom.AIBot.Path, and following each stream
 // with refresh callbacks. baseURL is how this process reaches itself, e.g.
 // "http://127.0.0.1:8080" — use selfURL on the listener's address, so listen
-// before mounting.
+// before mounting. It logs the playground's URL.
 //
-// The returned close stops the playground backend (its response_url server
-// and the streams it follows); call it after the HTTP server has shut down.
-func mountPlayground(mux *http.ServeMux, cfg *configs.Config, baseURL string, log *slog.Logger) (close func() error, err error) {
-	noop := func() error { return nil }
+// The returned stop ends the playground backend (the streams it follows and
+// its response_url server); call it after the HTTP server has shut down.
+func mountPlayground(mux *http.ServeMux, cfg *configs.Config, baseURL string, log *slog.Logger) (stop func() error, err error) {
 	if !cfg.Playground.Enabled {
-		return noop, nil
+		return func() error { return nil }, nil
 	}
-	// Filled in by the playground package (issue 7).
-	_, _ = mux, baseURL
-	log.Info("playground", "url", baseURL+"/playground", "user", cfg.Playground.User)
-	return noop, nil
+	base := strings.TrimRight(baseURL, "/")
+	pg, err := playground.New(playground.Config{
+		Endpoint:       base + cfg.WeCom.AIBot.Path,
+		Token:          cfg.WeCom.AIBot.Token,
+		EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
+		AIBotID:        cfg.WeCom.AIBot.BotID,
+		User:           cfg.Playground.User,
+		Logger:         log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start playground (playground.*, wecom.aibot.token, wecom.aibot.encoding_aes_key): %w", err)
+	}
+	h := pg.Handler()
+	mux.Handle(playground.Path, h)
+	mux.Handle(playground.Path+"/", h)
+	log.Info("playground: open it in a browser", "url", base+playground.Path, "user", cfg.Playground.User)
+	return pg.Close, nil
 }
 
 // selfURL is the base URL this process reaches its own listener at: a
@@ -39,7 +54,7 @@ func selfURL(addr net.Addr) string {
 	host, port := "127.0.0.1", ""
 	if tcp, ok := addr.(*net.TCPAddr); ok {
 		port = strconv.Itoa(tcp.Port)
-		if !tcp.IP.IsUnspecified() && tcp.IP != nil {
+		if tcp.IP != nil && !tcp.IP.IsUnspecified() {
 			host = tcp.IP.String()
 		}
 	} else if h, p, err := net.SplitHostPort(addr.String()); err == nil {
