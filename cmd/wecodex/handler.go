@@ -25,11 +25,20 @@ type serverDeps struct {
 	Redis    pinger
 	LookPath func(file string) (string, error) // exec.LookPath
 	Log      *slog.Logger
+	// AIBot is the AI-bot webhook endpoint, mounted at wecom.aibot.path;
+	// nil when the webhook is not configured.
+	AIBot http.Handler
 }
 
-// newHandler builds the server's routes.
-func newHandler(d serverDeps) http.Handler {
+// newHandler builds the server's routes. The mux is returned so routes that
+// need the listener's address (the playground) can be added once it listens.
+func newHandler(d serverDeps) *http.ServeMux {
 	mux := http.NewServeMux()
+	if d.AIBot != nil {
+		// GET for the URL check, POST for callbacks; the handler answers any
+		// other method itself.
+		mux.Handle(d.Config.WeCom.AIBot.Path, d.AIBot)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
@@ -52,11 +61,13 @@ type readiness struct {
 type readyzBody struct {
 	Ready    bool              `json:"ready"`
 	Problems map[string]string `json:"problems,omitempty"`
+	// Channels says how each chat channel reaches this server.
+	Channels map[string]string `json:"channels"`
 }
 
 func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	problems := h.check(r.Context())
-	body := readyzBody{Ready: len(problems) == 0, Problems: problems}
+	body := readyzBody{Ready: len(problems) == 0, Problems: problems, Channels: h.channels()}
 	status := http.StatusOK
 	if !body.Ready {
 		status = http.StatusServiceUnavailable
@@ -88,6 +99,19 @@ func (h *readiness) check(ctx context.Context) map[string]string {
 		return nil
 	}
 	return problems
+}
+
+// channels describes each channel: "off", or where WeCom reaches it.
+func (h *readiness) channels() map[string]string {
+	cfg := h.deps.Config
+	aibot := "off"
+	switch {
+	case h.deps.AIBot != nil:
+		aibot = "webhook " + cfg.WeCom.AIBot.Path
+	case cfg.AIBotEnabled() && cfg.WeCom.AIBot.Mode == configs.AIBotLongConn:
+		aibot = "longconn (not served by this build)"
+	}
+	return map[string]string{"wecom_aibot": aibot}
 }
 
 // agentProblem says why the configured agent's executable cannot be started,

@@ -234,12 +234,12 @@ func TestServeWithEmbeddedRedis(t *testing.T) {
 		readyBody   string
 	}{
 		{"agent missing", "redis:\n  addr: \"\"\nagent:\n  codex:\n    bin: " + missing + "\n", 503,
-			`{"ready":false,"problems":{"agent":"` + missing + ` is not an executable file: install @openai/codex or set agent.codex.bin"}}` + "\n"},
+			`{"ready":false,"problems":{"agent":"` + missing + ` is not an executable file: install @openai/codex or set agent.codex.bin"},"channels":{"wecom_aibot":"off"}}` + "\n"},
 		{"agent not in PATH", "agent:\n  codex:\n    bin: no-such-codex-wecodex-test\n", 503,
-			`{"ready":false,"problems":{"agent":"no-such-codex-wecodex-test not found in PATH: install @openai/codex or set agent.codex.bin"}}` + "\n"},
+			`{"ready":false,"problems":{"agent":"no-such-codex-wecodex-test not found in PATH: install @openai/codex or set agent.codex.bin"},"channels":{"wecom_aibot":"off"}}` + "\n"},
 		{"acp agent missing", "agent:\n  kind: acp\n  acp:\n    command: [" + missing + ", --stdio]\n", 503,
-			`{"ready":false,"problems":{"agent":"` + missing + ` is not an executable file: install the agent or fix agent.acp.command"}}` + "\n"},
-		{"agent found", "agent:\n  codex:\n    bin: " + self + "\n", 200, `{"ready":true}` + "\n"},
+			`{"ready":false,"problems":{"agent":"` + missing + ` is not an executable file: install the agent or fix agent.acp.command"},"channels":{"wecom_aibot":"off"}}` + "\n"},
+		{"agent found", "agent:\n  codex:\n    bin: " + self + "\n", 200, `{"ready":true,"channels":{"wecom_aibot":"off"}}` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, stop := startServe(t, tc.yaml)

@@ -56,12 +56,24 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 		}
 	}()
 
-	handler := newHandler(serverDeps{
+	deps := serverDeps{
 		Config:   cfg,
 		Redis:    st,
 		LookPath: exec.LookPath,
 		Log:      log,
-	})
+	}
+	var channel *aibot
+	if cfg.AIBotWebhook() {
+		channel, err = startAIBot(ctx, cfg, st, log)
+		if err != nil {
+			return err
+		}
+		// Stopped after the HTTP server, so in-flight callbacks still reach
+		// a running engine.
+		defer channel.stop()
+		deps.AIBot = channel.handler
+	}
+	handler := newHandler(deps)
 
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {

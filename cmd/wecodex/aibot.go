@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/codex"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/store"
+)
+
+// engineStopTimeout bounds how long shutdown waits for running turns to
+// notice they were cancelled and write their last frame before the agent is
+// closed under them.
+const engineStopTimeout = 20 * time.Second
+
+// aibot is the running AI-bot webhook channel: the agent, the engine that
+// drives it, and the endpoint WeCom calls.
+type aibot struct {
+	handler http.Handler
+	engine  *bot.Engine
+	agent   acpbridge.Agent
+	log     *slog.Logger
+
+	stopRun context.CancelFunc
+	runDone chan struct{}
+}
+
+// startAIBot builds the agent (agent.kind), the engine over st and the
+// webhook handler, and starts the engine. Stop it with stop after the HTTP
+// server has shut down.
+func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *slog.Logger) (*aibot, error) {
+	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
+	if err != nil {
+		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
+	}
+
+	// The agent needs the permission hook before the engine exists, and the
+	// hook reports on the engine's cards: it looks the engine up when a
+	// request arrives, which is only ever during a turn the engine runs.
+	var engine *bot.Engine
+	policy := acpbridge.Policy(cfg.Agent.Approval)
+	permissions := func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		return engine.ReportPermissions(policy)(ctx, req)
+	}
+
+	agent, err := newAgent(ctx, cfg, st, permissions, log)
+	if err != nil {
+		return nil, err
+	}
+	engine, err = bot.New(bot.Config{
+		WorkspaceRoot:  root,
+		TurnTimeout:    cfg.Agent.TurnTimeout,
+		StreamWindow:   cfg.WeCom.AIBot.StreamWindow,
+		UpdateInterval: cfg.Cards.UpdateInterval,
+		Access: bot.Access{
+			AllowUsers: cfg.Access.AllowUsers,
+			AllowChats: cfg.Access.AllowChats,
+			Admins:     cfg.Access.Admins,
+		},
+		Logger: log,
+	}, st, agent, &wecom.ResponseURLDeliverer{})
+	if err != nil {
+		_ = agent.Close()
+		return nil, fmt.Errorf("start bot engine: %w", err)
+	}
+	hook, err := wecom.NewAIBotWebhook(wecom.AIBotWebhookOptions{
+		Token:          cfg.WeCom.AIBot.Token,
+		EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
+		Engine:         engine,
+		Logger:         log,
+	})
+	if err != nil {
+		_ = agent.Close()
+		return nil, fmt.Errorf("wecom.aibot: %w", err)
+	}
+
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	a := &aibot{handler: hook, engine: engine, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{})}
+	go func() {
+		defer close(a.runDone)
+		if err := engine.Run(runCtx); err != nil {
+			log.Error("bot engine stopped", "err", err)
+		}
+	}()
+	log.Info("wecom aibot webhook", "path", cfg.WeCom.AIBot.Path, "agent", cfg.Agent.Kind, "replica", engine.Replica())
+	return a, nil
+}
+
+// newAgent builds the agent agent.kind names. Codex keeps message phases in
+// the store (its own in-process cache sits in front), so any replica and a
+// restarted app-server still route commentary to the progress section.
+func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms acpbridge.PermissionFunc, log *slog.Logger) (acpbridge.Agent, error) {
+	switch cfg.Agent.Kind {
+	case configs.AgentACP:
+		a, err := acpbridge.NewExternalAgent(ctx, acpbridge.ExternalOptions{
+			Command:       cfg.Agent.ACP.Command,
+			Env:           cfg.Agent.ACP.Env,
+			Permissions:   perms,
+			ClientVersion: version,
+			Log:           log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start agent.acp.command: %w", err)
+		}
+		return a, nil
+	case configs.AgentCodex:
+		c := cfg.Agent.Codex
+		return codex.New(codex.Options{
+			Bin:            c.Bin,
+			Config:         c.Config,
+			Sandbox:        c.Sandbox,
+			ApprovalPolicy: c.ApprovalPolicy,
+			Phases:         st,
+			Permissions:    perms,
+			Logger:         log,
+		}), nil
+	default:
+		return nil, fmt.Errorf("agent.kind %q: want codex or acp", cfg.Agent.Kind)
+	}
+}
+
+// stop ends the engine (running turns are cancelled and their cards say so),
+// then closes the agent.
+func (a *aibot) stop() {
+	a.stopRun()
+	t := time.NewTimer(engineStopTimeout)
+	defer t.Stop()
+	stopped := true
+	select {
+	case <-a.runDone:
+	case <-t.C:
+		stopped = false
+		a.log.Warn("bot engine did not stop in time; closing the agent under its turns", "timeout", engineStopTimeout.String())
+	}
+	if err := a.agent.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		a.log.Warn("close agent", "err", err)
+	}
+	if !stopped {
+		// Closing the agent ends the turns that ignored the cancel.
+		<-a.runDone
+	}
+}
