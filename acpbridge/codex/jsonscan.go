@@ -187,19 +187,6 @@ func stringValue(v []byte) string {
 	return out
 }
 
-// equalString reports whether the JSON string value v equals s, without
-// allocating for the common unescaped case.
-func equalString(v []byte, s string) bool {
-	raw, escaped, ok := rawString(v)
-	if !ok {
-		return false
-	}
-	if !escaped {
-		return string(raw) == s
-	}
-	return stringValue(v) == s
-}
-
 // parseID reads a JSON-RPC id we issued (a non-negative integer).
 func parseID(v []byte) (int64, bool) {
 	if len(v) == 0 || len(v) > 18 {
