@@ -198,8 +198,13 @@ func TestTurnTimeoutFails(t *testing.T) {
 	r := newReplica(t, openStore(t, newPrefix(t)), cfg)
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "block")).StreamID).Content
-	want := card{text: "block", status: cards.Status{State: cards.StateFailed, Detail: "timed out after 50ms (agent.turn_timeout)"}}.render()
-	if got != want {
+	failed := cards.Status{State: cards.StateFailed, Detail: "timed out after 50ms (agent.turn_timeout)"}
+	want := card{text: "block", status: failed}.render()
+	// On a loaded machine the timeout may strike before the agent's first
+	// update; the card must say the same then, without the thought.
+	early := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - 256))
+	early.SetStatus(failed)
+	if got != want && got != early.Stream(0, 0).Content {
 		t.Fatalf("timed out turn:\n%q\nwant\n%q", got, want)
 	}
 }
