@@ -35,6 +35,9 @@ type Config struct {
 	// UpdateInterval is cards.update_interval: frames are coalesced to at
 	// most one per interval.
 	UpdateInterval time.Duration
+	// ProgressStyle is cards.progress_style ("think" or "quote"); empty
+	// means think.
+	ProgressStyle string
 	// Access says who may drive the agent.
 	Access Access
 	// LeaseTTL bounds how long a dead replica blocks a conversation; the

@@ -28,7 +28,8 @@ const (
 // runTurn runs one queued message as an agent turn and publishes its card.
 func (e *Engine) runTurn(ctx context.Context, w *worker, q queued, takeover bool) {
 	log := e.log.With("conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
-	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom))
+	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom),
+		cards.WithProgressStyle(cards.ProgressStyle(e.cfg.ProgressStyle)))
 	out := &stream{e: e, log: log, q: q, open: true}
 	// Frames must reach the store even while the engine shuts down: the last
 	// one tells the user the turn was stopped.
