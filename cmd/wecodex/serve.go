@@ -79,6 +79,20 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on server.addr %s: %w", cfg.Server.Addr, err)
 	}
+	// The playground plays WeCom toward our own webhook, so it needs the
+	// address we listen on.
+	stopPlayground, err := mountPlayground(handler, cfg, selfURL(ln.Addr()), log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	// Deferred after channel.stop, so it runs before it: the playground's
+	// streams stop following before the engine goes away.
+	defer func() {
+		if err := stopPlayground(); err != nil {
+			log.Warn("stop playground", "err", err)
+		}
+	}()
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
+	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
+)
+
+// The AI bot's credentials in the end-to-end tests (not secrets).
+const (
+	e2eToken  = "e2eAIBotToken"
+	e2eAESKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+	e2eBotID  = "aibot-e2e"
+)
+
+// e2e is one end-to-end setup: the real Codex driven by a scripted model, a
+// real Redis under a prefix of its own, and WeCom's response_url endpoint.
+// Any number of `wecodex serve` processes can run on it.
+type e2e struct {
+	h         *codextest.Harness
+	redisURL  *redis.Options
+	prefix    string
+	rdb       *redis.Client
+	urls      *wecomsim.ResponseURLServer
+	workspace string
+}
+
+func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
+	t.Helper()
+	// No sandbox: whether bubblewrap is installed would add a machine-
+	// dependent warning to every card. The scripted turns run no command.
+	h := codextest.StartWith(t, script, scriptedmodel.HomeOptions{SandboxMode: "danger-full-access"})
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379"
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("REDIS_URL %q: %v", url, err)
+	}
+	rdb := redis.NewClient(opt)
+	ctx := context.Background()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatalf("no Redis answers at %s (set REDIS_URL or start redis-server): %v", url, err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "wecodex-test:e2e:" + hex.EncodeToString(b[:]) + ":"
+	t.Cleanup(func() {
+		keys, _ := rdb.Keys(ctx, prefix+"*").Result()
+		for _, k := range keys {
+			rdb.Del(ctx, k)
+		}
+		_ = rdb.Close()
+	})
+	urls, err := wecomsim.NewResponseURLServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = urls.Close() })
+	return &e2e{h: h, redisURL: opt, prefix: prefix, rdb: rdb, urls: urls, workspace: t.TempDir()}
+}
+
+// config is the serve config for this setup plus extra YAML sections.
+func (e *e2e) config(streamWindow string) string {
+	return fmt.Sprintf(`server:
+  addr: 127.0.0.1:0
+log:
+  format: json
+redis:
+  addr: %q
+  password: %q
+  db: %d
+  prefix: %q
+wecom:
+  aibot:
+    token: %s
+    encoding_aes_key: %s
+    stream_window: %s
+agent:
+  kind: codex
+  codex:
+    bin: %q
+    sandbox: danger-full-access
+  workspace_root: %q
+  turn_timeout: 2m
+access:
+  allow_users: [alice]
+cards:
+  update_interval: 50ms
+`, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, e.h.Bin, e.workspace)
+}
+
+// botProc is one running `wecodex serve` process and a WeCom simulator aimed at it.
+type botProc struct {
+	base string
+	cmd  *exec.Cmd
+	sim  *wecomsim.Sim
+	logs *logLines
+
+	stopOnce sync.Once
+	stopFn   func()
+	exit     int
+}
+
+type logLines struct {
+	mu    sync.Mutex
+	lines []map[string]any
+}
+
+func (l *logLines) add(rec map[string]any) {
+	l.mu.Lock()
+	l.lines = append(l.lines, rec)
+	l.mu.Unlock()
+}
+
+// msgs returns "LEVEL msg" of every line logged so far.
+func (l *logLines) msgs() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.lines {
+		out = append(out, fmt.Sprint(r["level"], " ", r["msg"]))
+	}
+	return out
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for _, r := range l.lines {
+		j, _ := json.Marshal(r)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// serve starts `wecodex serve` (the binary TestMain built) on a free port
+// with the harness's Codex environment, and waits until it listens. It is
+// stopped with SIGTERM at the end of the test, or by stop.
+func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
+	t.Helper()
+	cfg := writeConfig(t, e.config(streamWindow))
+	cmd := exec.Command(wecodexBin, "serve", "--config", cfg)
+	cmd.Dir = t.TempDir()
+	for _, kv := range e.h.Env {
+		// Only the test's config counts; the scripted model's key is Codex's.
+		if !strings.HasPrefix(kv, "WECODEX_") || strings.HasPrefix(kv, scriptedmodel.APIKeyEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &botProc{cmd: cmd, logs: &logLines{}}
+	listening := make(chan string, 1)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var rec map[string]any
+			if json.Unmarshal(sc.Bytes(), &rec) != nil {
+				rec = map[string]any{"raw": sc.Text()}
+			}
+			b.logs.add(rec)
+			if rec["msg"] == "listening" {
+				listening <- rec["addr"].(string)
+			}
+		}
+		close(listening)
+	}()
+	addr, ok := <-listening
+	if !ok {
+		<-drained
+		_ = cmd.Wait()
+		t.Fatalf("serve exited before listening; logs:\n%s", b.logs)
+	}
+	b.base = "http://" + addr
+	b.sim, err = wecomsim.New(wecomsim.Config{
+		URL: b.base + "/wecom/aibot", Token: e2eToken, EncodingAESKey: e2eAESKey, AIBotID: e2eBotID,
+		ResponseURLs: e.urls,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopWait := func() {
+		<-drained
+		_ = cmd.Wait()
+	}
+	b.stopFn = func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { stopWait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Errorf("serve did not stop within 30s of SIGTERM; killing it")
+			killChildGroups(cmd.Process.Pid)
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		b.exit = cmd.ProcessState.ExitCode()
+	}
+	t.Cleanup(func() { b.stop() })
+	return b
+}
+
+// stop sends SIGTERM and waits for the process; it returns the exit code.
+func (b *botProc) stop() int {
+	b.stopOnce.Do(b.stopFn)
+	return b.exit
+}
+
+// appServerGroups returns the process groups of the serve process's
+// children that lead their own group: the Codex app-server (its npm wrapper
+// and the native binary share the group).
+func appServerGroups(pid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(b)) {
+			child, err := strconv.Atoi(field)
+			if err != nil {
+				continue
+			}
+			if pgid, err := syscall.Getpgid(child); err == nil && pgid == child {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
+}
+
+func killChildGroups(pid int) {
+	for _, g := range appServerGroups(pid) {
+		_ = syscall.Kill(-g, syscall.SIGKILL)
+	}
+}
+
+// within is a context for one step of a test: long enough for Codex on a
+// busy 2-core machine, short enough that a hang fails instead of stalling.
+func within(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// follow refreshes a stream every 50 ms until it finishes, and returns every
+// distinct content seen, in order, with the finished frame last.
+func follow(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID string) (wecomsim.Frame, []string) {
+	t.Helper()
+	var seen []string
+	f, err := sim.Follow(ctx, streamID, 50*time.Millisecond, func(f wecomsim.Frame) {
+		if len(seen) == 0 || seen[len(seen)-1] != f.Content {
+			seen = append(seen, f.Content)
+		}
+	})
+	if err != nil {
+		t.Fatalf("follow stream %s: %v (frames so far %q)", streamID, err, seen)
+	}
+	return f, seen
+}
+
+func statusCode(err error) int {
+	var se *wecomsim.StatusError
+	if errors.As(err, &se) {
+		return se.Status
+	}
+	return 0
+}
