@@ -11,7 +11,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -135,7 +134,7 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 	start := time.Now()
 	agent, err := acpbridge.NewExternalAgent(ctx, acpbridge.ExternalOptions{
 		Command: b.command, Env: b.env, Permissions: acpbridge.Policy("allow"),
-		Log: slog.New(slog.DiscardHandler),
+		Log: logger(),
 	})
 	if err != nil {
 		return sample{}, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -72,3 +73,12 @@ func (c *collector) Update(u acp.SessionUpdate) {
 }
 
 func (c *collector) Notice(acpbridge.Notice) {}
+
+// logger shows the bridges' stderr when BENCHBRIDGE_DEBUG is set, to explain
+// a failed run.
+func logger() *slog.Logger {
+	if os.Getenv("BENCHBRIDGE_DEBUG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
