@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,5 +71,190 @@ func TestE2ETurnDedupeAndRejects(t *testing.T) {
 	}
 	if strings.Contains(b.logs.String(), "how do I run the tests") {
 		t.Errorf("a log line carries the message text:\n%s", b.logs)
+	}
+}
+
+// /stop mid-turn cancels the running turn (the model stream is held at a
+// gate so the turn is surely running), and the message sent meanwhile waits
+// in the queue, then runs.
+func TestE2EStopAndQueue(t *testing.T) {
+	gate := sm.NewGate()
+	t.Cleanup(gate.Release)
+	e := newE2E(t, sm.Sequence(
+		sm.Reply(
+			sm.Message(sm.PhaseCommentary, "Reading the code first."),
+			sm.Message(sm.PhaseFinalAnswer, "This answer never arrives."),
+		).WithHold(4, gate),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "The second answer.")),
+	))
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+
+	first, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a long task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gate.Reached():
+	case <-ctx.Done():
+		t.Fatal("the model stream never reached the gate")
+	}
+	second, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a second task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (wecomsim.Frame{ID: second.ID, Content: "⏳ Queued (position 1) — waiting for the running turn to finish."}); second.First != want {
+		t.Fatalf("second message: %+v, want %+v", second.First, want)
+	}
+	stop, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "/stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (wecomsim.Frame{ID: stop.ID, Finish: true, Content: "OK — asked the running turn to stop."}); stop.First != want {
+		t.Fatalf("/stop: %+v, want %+v", stop.First, want)
+	}
+	last, seen := follow(t, ctx, b.sim, first.ID)
+	want := "<think>\nReading the code first.\n\nℹ️ Stopped with /stop.\n</think>\n\n⏹ Cancelled"
+	if last.Content != want {
+		t.Fatalf("stopped turn's final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	last, seen = follow(t, ctx, b.sim, second.ID)
+	if want := "The second answer."; last.Content != want {
+		t.Fatalf("queued turn's final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := len(e.h.Server.ModelRequests()); n != 2 {
+		t.Fatalf("model saw %d requests, want 2", n)
+	}
+}
+
+// Two serve processes share one Redis: the message goes to one, every
+// refresh to the other, which answers from Redis.
+func TestE2ETwoReplicas(t *testing.T) {
+	e := newE2E(t, sm.Sequence(sm.Reply(
+		sm.Message(sm.PhaseCommentary, "Looking around."),
+		sm.Message(sm.PhaseFinalAnswer, "Served by any replica."),
+	).WithDelay(20*time.Millisecond)))
+	a := e.serve(t, "5m30s")
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+
+	s, err := a.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "hello replicas"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	want := "<think>\nLooking around.\n</think>\n\nServed by any replica."
+	if last.Content != want {
+		t.Fatalf("final frame from the other replica:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := len(e.h.Server.ModelRequests()); n != 1 {
+		t.Fatalf("model saw %d requests, want 1", n)
+	}
+}
+
+// A stream window shorter than the turn closes the stream with a note; the
+// rest of the answer arrives through response_url, and every word of the
+// answer is shown exactly once across the two.
+func TestE2EStreamWindowRollover(t *testing.T) {
+	var words []string
+	for i := 1; i <= 30; i++ {
+		words = append(words, fmt.Sprintf("w%02d", i))
+	}
+	answer := strings.Join(words, " ")
+	e := newE2E(t, sm.Sequence(sm.Reply(
+		sm.Message(sm.PhaseFinalAnswer, answer),
+	).WithDelay(100*time.Millisecond)))
+	b := e.serve(t, "2s")
+	ctx := within(t, 2*time.Minute)
+
+	s, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a slow answer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	const note = "_(this reply is taking long: the rest of the answer follows in a separate message)_"
+	if !strings.HasSuffix(last.Content, "\n\n"+note) {
+		t.Fatalf("final frame does not end with the window note:\n%s\nframes seen: %q", last.Content, seen)
+	}
+	posts, err := e.urls.Wait(ctx, s.Message.MsgID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := b.stop(); code != 0 {
+		t.Fatalf("serve exited %d", code)
+	}
+	posts = e.urls.Posts(s.Message.MsgID)
+	if len(posts) != 1 || !posts[0].Accepted || posts[0].Message.MsgType != "markdown" {
+		t.Fatalf("response_url posts: %+v, want one accepted markdown message", posts)
+	}
+	shown := strings.TrimSuffix(last.Content, note)
+	rest := posts[0].Message.Markdown.Content
+	both := shown + "\n" + rest
+	for _, w := range words {
+		if n := strings.Count(both, w); n != 1 {
+			t.Errorf("%s shown %d times across the stream and the continuation, want once", w, n)
+		}
+	}
+	// In order: what the stream showed, then the continuation.
+	var got []string
+	for _, f := range strings.Fields(both) {
+		if len(f) == 3 && f[0] == 'w' {
+			got = append(got, f)
+		}
+	}
+	if strings.Join(got, " ") != answer {
+		t.Errorf("answer words in order:\n%s\nwant:\n%s\nstream:\n%s\ncontinuation:\n%s", strings.Join(got, " "), answer, shown, rest)
+	}
+}
+
+// A Codex crash mid-turn (its whole process group killed) fails the turn
+// with a card that says so; the next message runs on a new app-server.
+func TestE2ECodexCrash(t *testing.T) {
+	gate := sm.NewGate()
+	t.Cleanup(gate.Release)
+	e := newE2E(t, sm.Sequence(
+		sm.Reply(
+			sm.Message(sm.PhaseCommentary, "Starting the work."),
+			sm.Message(sm.PhaseFinalAnswer, "Never finished."),
+		).WithHold(3, gate),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Back after the crash.")),
+	))
+	e.h.AllowServerErrors() // the held stream dies with Codex
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+
+	first, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "crash please"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gate.Reached():
+	case <-ctx.Done():
+		t.Fatal("the model stream never reached the gate")
+	}
+	groups := appServerGroups(b.cmd.Process.Pid)
+	if len(groups) != 1 {
+		t.Fatalf("serve has %d child process groups %v, want the one app-server", len(groups), groups)
+	}
+	if err := syscall.Kill(-groups[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	last, seen := follow(t, ctx, b.sim, first.ID)
+	// The status line ends with the tail of Codex's stderr, which depends on
+	// the machine; what the user must read comes first.
+	if !strings.Contains(last.Content, "❌ Failed: codex app-server exited: signal: killed") {
+		t.Fatalf("crashed turn's final frame does not say Codex died:\n%s\nframes seen: %q", last.Content, seen)
+	}
+
+	next, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "are you back?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen = follow(t, ctx, b.sim, next.ID)
+	if last.Content != "Back after the crash." {
+		t.Fatalf("next turn's final frame:\n%s\nframes seen: %q", last.Content, seen)
+	}
+	if n := len(e.h.Server.ModelRequests()); n != 2 {
+		t.Fatalf("model saw %d requests, want 2", n)
 	}
 }
