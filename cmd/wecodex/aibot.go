@@ -63,6 +63,7 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 		TurnTimeout:    cfg.Agent.TurnTimeout,
 		StreamWindow:   cfg.WeCom.AIBot.StreamWindow,
 		UpdateInterval: cfg.Cards.UpdateInterval,
+		ProgressStyle:  cfg.Cards.ProgressStyle,
 		Access: bot.Access{
 			AllowUsers: cfg.Access.AllowUsers,
 			AllowChats: cfg.Access.AllowChats,
