@@ -56,10 +56,13 @@ type Playground struct {
 	board *board
 	log   *slog.Logger
 
-	ctx    context.Context // ends at Close: stops the streams being followed
+	ctx    context.Context // ends at Close or server shutdown: stops the streams being followed and the event streams
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mux    *http.ServeMux
+
+	watchMu sync.Mutex
+	watched map[*http.Server]bool
 }
 
 // New starts the response_url server and returns the playground. It sends
@@ -78,7 +81,7 @@ func New(cfg Config) (*Playground, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Playground{cfg: cfg, board: newBoard(), log: log.With("component", "playground")}
+	p := &Playground{cfg: cfg, board: newBoard(), log: log.With("component", "playground"), watched: map[*http.Server]bool{}}
 	urls, err := wecomsim.NewResponseURLServer(p.onPost)
 	if err != nil {
 		return nil, fmt.Errorf("playground: %w", err)
@@ -108,12 +111,30 @@ func New(cfg Config) (*Playground, error) {
 // and /send, all under Path.
 func (p *Playground) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.watchShutdown(r)
 		if !p.cfg.AllowRemote && !fromLoopback(r) {
 			http.Error(w, "the playground only answers on loopback (it drives the agent as "+p.cfg.User+")", http.StatusForbidden)
 			return
 		}
 		p.mux.ServeHTTP(w, r)
 	})
+}
+
+// watchShutdown ends the playground's work when the server serving it starts
+// shutting down: an open page's event stream would otherwise hold a graceful
+// shutdown for its whole timeout, since http.Server.Shutdown waits for
+// active requests without cancelling them.
+func (p *Playground) watchShutdown(r *http.Request) {
+	srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if !ok {
+		return
+	}
+	p.watchMu.Lock()
+	defer p.watchMu.Unlock()
+	if !p.watched[srv] {
+		p.watched[srv] = true
+		srv.RegisterOnShutdown(p.cancel)
+	}
 }
 
 // Close stops following streams, waits for the goroutines that did, and

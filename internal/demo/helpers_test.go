@@ -1,0 +1,190 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/wecodex/wecodex/internal/codextest"
+)
+
+// ChromiumEnv points the browser tests at a Chromium other than Debian's.
+const ChromiumEnv = "WECODEX_TEST_CHROMIUM"
+
+// wecodexBin is the binary built once for the package's tests by TestMain.
+var wecodexBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "wecodex-demo-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	wecodexBin = filepath.Join(dir, "wecodex")
+	build := exec.Command("go", "build", "-o", wecodexBin, "github.com/wecodex/wecodex/cmd/wecodex")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build wecodex:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// moduleRoot is two levels above this package.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// redisEnv points serve at the test Redis ($REDIS_URL, default
+// redis://127.0.0.1:6379) under a key prefix of its own, deleted at cleanup.
+func redisEnv(t *testing.T) []string {
+	t.Helper()
+	u := os.Getenv("REDIS_URL")
+	if u == "" {
+		u = "redis://127.0.0.1:6379"
+	}
+	opt, err := redis.ParseURL(u)
+	if err != nil {
+		t.Fatalf("REDIS_URL %q: %v", u, err)
+	}
+	prefix := "wecodex-test-playground-" + randomHex(6) + ":"
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
+		for iter.Next(ctx) {
+			rdb.Del(ctx, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			t.Errorf("clean up redis keys %s*: %v", prefix, err)
+		}
+		_ = rdb.Close()
+	})
+	if err := rdb.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("redis at %s: %v (start one, or set REDIS_URL)", opt.Addr, err)
+	}
+	return []string{
+		"WECODEX_REDIS_ADDR=" + opt.Addr,
+		"WECODEX_REDIS_PASSWORD=" + opt.Password,
+		"WECODEX_REDIS_DB=" + strconv.Itoa(opt.DB),
+		"WECODEX_REDIS_PREFIX=" + prefix,
+	}
+}
+
+// syncBuffer collects serve's log for a failing test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startDemo runs the demo setup — real wecodex serve, real Codex on the demo
+// script, real Redis — on a free loopback port, with env added last.
+func startDemo(t *testing.T, env ...string) *Demo {
+	t.Helper()
+	logs := &syncBuffer{}
+	all := append(redisEnv(t), "WECODEX_SERVER_ADDR=127.0.0.1:0")
+	d, err := Start(context.Background(), Options{
+		Wecodex: wecodexBin,
+		Codex:   codextest.CodexBin(t),
+		Config:  filepath.Join(moduleRoot(t), "configs", "wecodex.yaml"),
+		Env:     append(all, env...),
+		Logs:    logs,
+	})
+	if err != nil {
+		t.Fatalf("start demo: %v\nserve log:\n%s", err, logs.String())
+	}
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("stop demo: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("serve log:\n%s", logs.String())
+		}
+	})
+	return d
+}
+
+// chromium is Debian's chromium, or $WECODEX_TEST_CHROMIUM.
+func chromium(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv(ChromiumEnv)
+	if p == "" {
+		p = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("chromium not installed (%v): run `apt-get install -y chromium` (Debian), or set %s", err, ChromiumEnv)
+	}
+	return p
+}
+
+// browser starts a headless Chromium with a fresh profile and returns a tab.
+// Every browser action in a test runs within the test's deadline guard.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(760, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first Run starts the browser; it must not carry a timeout.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// guard bounds one step so a broken page fails the test with a message
+// instead of hanging it; it is a deadline, not a speed assertion.
+func guard(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, 2*time.Minute)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
