@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -256,5 +258,49 @@ func TestE2ECodexCrash(t *testing.T) {
 	}
 	if n := len(e.h.Server.ModelRequests()); n != 2 {
 		t.Fatalf("model saw %d requests, want 2", n)
+	}
+}
+
+// With the AI bot configured, serve mounts the webhook and the playground,
+// /readyz names the channel, and SIGTERM stops the engine and exits 0.
+func TestServeMountsTheWebhookAndPlayground(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, stop := startServe(t, fmt.Sprintf(`wecom:
+  aibot:
+    token: %s
+    encoding_aes_key: %s
+agent:
+  codex:
+    bin: %s
+  workspace_root: %s
+access:
+  allow_users: [playground]
+playground:
+  enabled: true
+`, e2eToken, e2eAESKey, self, t.TempDir()))
+	if code, body := get(t, base+"/readyz"); code != 200 || body != `{"ready":true,"channels":{"wecom_aibot":"webhook /wecom/aibot"}}`+"\n" {
+		t.Errorf("/readyz = %d %s", code, body)
+	}
+	if code, body := get(t, base+"/wecom/aibot"); code != 400 || body != "Bad Request\n" {
+		t.Errorf("GET /wecom/aibot without a query = %d %q, want 400", code, body)
+	}
+	if code, _ := get(t, base+"/playground"); code != 200 {
+		t.Errorf("/playground = %d, want 200", code)
+	}
+	code, logs := stop()
+	if code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM; logs: %v", code, logs)
+	}
+	var msgs []string
+	for _, l := range logs {
+		msgs = append(msgs, fmt.Sprint(l["level"], " ", l["msg"]))
+	}
+	for _, want := range []string{"INFO wecom aibot webhook", "INFO listening", "WARN aibot URL check rejected", "INFO stopped"} {
+		if !slices.Contains(msgs, want) {
+			t.Errorf("no %q in the logs:\n%s", want, strings.Join(msgs, "\n"))
+		}
 	}
 }
