@@ -134,7 +134,7 @@ func (e *Engine) outcome(runCtx, turnCtx context.Context, sink cardSink, stop ac
 	case errors.Is(cause, errLeaseLost):
 		return cards.Status{State: cards.StateFailed, Detail: textLeaseLost}
 	}
-	return cards.Finished(stop, err)
+	return cards.Finished(stop, explainAgentFailure(err))
 }
 
 // shown is what the publisher renders for a turn: the stream frame, and
