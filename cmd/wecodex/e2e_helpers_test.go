@@ -133,17 +133,6 @@ func (l *logLines) add(rec map[string]any) {
 	l.mu.Unlock()
 }
 
-// msgs returns "LEVEL msg" of every line logged so far.
-func (l *logLines) msgs() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, r := range l.lines {
-		out = append(out, fmt.Sprint(r["level"], " ", r["msg"]))
-	}
-	return out
-}
-
 func (l *logLines) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -178,14 +178,14 @@ func TestE2EStreamWindowRollover(t *testing.T) {
 	if !strings.HasSuffix(last.Content, "\n\n"+note) {
 		t.Fatalf("final frame does not end with the window note:\n%s\nframes seen: %q", last.Content, seen)
 	}
-	posts, err := e.urls.Wait(ctx, s.Message.MsgID, 1)
-	if err != nil {
+	if _, err := e.urls.Wait(ctx, s.Message.MsgID, 1); err != nil {
 		t.Fatal(err)
 	}
+	// Once serve has stopped, no further part can come.
 	if code := b.stop(); code != 0 {
 		t.Fatalf("serve exited %d", code)
 	}
-	posts = e.urls.Posts(s.Message.MsgID)
+	posts := e.urls.Posts(s.Message.MsgID)
 	if len(posts) != 1 || !posts[0].Accepted || posts[0].Message.MsgType != "markdown" {
 		t.Fatalf("response_url posts: %+v, want one accepted markdown message", posts)
 	}
