@@ -42,6 +42,7 @@ type e2e struct {
 	rdb       *redis.Client
 	urls      *wecomsim.ResponseURLServer
 	workspace string
+	acp       bool // agent.kind acp (wecodex codex-acp) instead of codex
 }
 
 func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
@@ -81,7 +82,13 @@ func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
 }
 
 // config is the serve config for this setup plus extra YAML sections.
-func (e *e2e) config(streamWindow string) string {
+func (e *e2e) config(path, streamWindow string) string {
+	agent := "kind: codex"
+	if e.acp {
+		// The external agent is this very binary's codex-acp, reading the
+		// same file for agent.codex.
+		agent = fmt.Sprintf("kind: acp\n  acp:\n    command: [%q, codex-acp, --config, %q]", wecodexBin, path)
+	}
 	return fmt.Sprintf(`server:
   addr: 127.0.0.1:0
 log:
@@ -97,7 +104,7 @@ wecom:
     encoding_aes_key: %s
     stream_window: %s
 agent:
-  kind: codex
+  %s
   codex:
     bin: %q
     sandbox: danger-full-access
@@ -107,7 +114,7 @@ access:
   allow_users: [alice]
 cards:
   update_interval: 50ms
-`, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, e.h.Bin, e.workspace)
+`, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace)
 }
 
 // botProc is one running `wecodex serve` process and a WeCom simulator aimed at it.
@@ -150,7 +157,10 @@ func (l *logLines) String() string {
 // stopped with SIGTERM at the end of the test, or by stop.
 func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 	t.Helper()
-	cfg := writeConfig(t, e.config(streamWindow))
+	cfg := filepath.Join(t.TempDir(), "wecodex.yaml")
+	if err := os.WriteFile(cfg, []byte(e.config(cfg, streamWindow)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(wecodexBin, "serve", "--config", cfg)
 	cmd.Dir = t.TempDir()
 	for _, kv := range e.h.Env {

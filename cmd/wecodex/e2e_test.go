@@ -304,3 +304,26 @@ playground:
 		}
 	}
 }
+
+// agent.kind acp: the same turn through an external ACP agent, here this
+// binary's own `wecodex codex-acp` over stdio.
+func TestE2EExternalACPAgent(t *testing.T) {
+	e := newE2E(t, sm.Sequence(sm.Reply(
+		sm.Message(sm.PhaseCommentary, "Asking through ACP."),
+		sm.Message(sm.PhaseFinalAnswer, "Answered through ACP."),
+	)))
+	e.acp = true
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "hello acp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	if want := "<think>\nAsking through ACP.\n</think>\n\nAnswered through ACP."; last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if code := b.stop(); code != 0 {
+		t.Fatalf("serve exited %d; logs:\n%s", code, b.logs)
+	}
+}
