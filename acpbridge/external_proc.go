@@ -81,8 +81,11 @@ func (a *ExternalAgent) startProc(ctx context.Context, gen uint64) (*agentProc, 
 			log.Debug("agent stderr", "line", sc.Text())
 		}
 	}()
-	p.conn = acp.NewClientSideConnection(&agentClient{a: a, gen: gen}, stdin, stdoutR)
+	client := &agentClient{a: a, gen: gen}
+	out := newUpdateReader(stdoutR, sessionUpdates(client), log)
+	p.conn = acp.NewClientSideConnection(client, stdin, out)
 	p.conn.SetLogger(log)
+	go out.run(p.conn.Done())
 	go func() {
 		p.waitErr = cmd.Wait()
 		// Whatever it left behind in its group goes with it.
