@@ -61,3 +61,11 @@ func TestMarkdownEscapesRawHTML(t *testing.T) {
 		t.Fatalf("HTML =\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestMarkdownTableAlignWithoutInlineStyle(t *testing.T) {
+	got := newMarkdown().HTML("| a | b |\n|:--|--:|\n| 1 | 2 |\n")
+	want := "<table>\n<thead>\n<tr>\n<th align=\"left\">a</th>\n<th align=\"right\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td align=\"left\">1</td>\n<td align=\"right\">2</td>\n</tr>\n</tbody>\n</table>\n"
+	if got != want {
+		t.Fatalf("HTML =\n%q\nwant\n%q", got, want)
+	}
+}

@@ -23,7 +23,11 @@ type markdown struct {
 func newMarkdown() *markdown {
 	return &markdown{md: goldmark.New(
 		// WeCom's client renders tables and strikethrough; so does the page.
-		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		// Column alignment as attributes: the page's CSP refuses inline styles.
+		goldmark.WithExtensions(
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough,
+		),
 		goldmark.WithRendererOptions(
 			// A lower value than the html renderer's 1000 registers later
 			// and so replaces its raw-HTML node renderers.
