@@ -292,6 +292,26 @@ func follow(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID strin
 	return f, seen
 }
 
+// waitForFrame refreshes a stream until its frame contains text: the card has
+// caught up with what the model streamed before a gate.
+func waitForFrame(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID, text string) {
+	t.Helper()
+	for {
+		f, err := sim.Refresh(ctx, streamID)
+		if err != nil {
+			t.Fatalf("waiting for %q on stream %s: %v", text, streamID, err)
+		}
+		if strings.Contains(f.Content, text) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("stream %s never showed %q; last frame %q", streamID, text, f.Content)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 func statusCode(err error) int {
 	var se *wecomsim.StatusError
 	if errors.As(err, &se) {
