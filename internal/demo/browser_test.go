@@ -133,14 +133,24 @@ func TestPlaygroundTurnAndStop(t *testing.T) {
 
 	send(t, ctx, "Tell me a long story")
 	waitCard(t, ctx, 1, `b.includes("Counting sheep")`)
+	// A message sent meanwhile waits its turn, and says so.
+	send(t, ctx, "And what is in it now?")
+	waitCard(t, ctx, 2, `s.startsWith("queued")`)
+	if c := readCards(t, ctx)[2]; c.Status != "queued (position 1)" || c.State != "queued" {
+		t.Errorf("waiting message: status %q (state %q), want queued (position 1)", c.Status, c.State)
+	}
 	send(t, ctx, "/stop")
 	waitCard(t, ctx, 1, `s === "cancelled"`)
+	waitCard(t, ctx, 3, `s.endsWith("done")`)
 	waitCard(t, ctx, 2, `s.endsWith("done")`)
 	cs := readCards(t, ctx)
-	if len(cs) != 3 {
-		t.Fatalf("cards = %d, want 3", len(cs))
+	if len(cs) != 4 {
+		t.Fatalf("cards = %d, want 4", len(cs))
 	}
-	long, stop := cs[1], cs[2]
+	long, queued, stop := cs[1], cs[2], cs[3]
+	if queued.Body != answerText || !strings.Contains(queued.Progress, Commentary) {
+		t.Errorf("the queued message's card after the stop = %+v, want a full turn", queued)
+	}
 	if long.Status != "cancelled" || long.State != "cancelled" {
 		t.Errorf("long turn status = %q (state %q), want cancelled", long.Status, long.State)
 	}
