@@ -55,7 +55,7 @@ const (
 func main() {
 	bin := flag.String("bin", "bin/wecodex", "the wecodex binary to serve with")
 	n := flag.Int("n", 2000, "message callbacks to send (and as many refreshes)")
-	conc := flag.Int("c", 4, "concurrent senders")
+	conc := flag.Int("c", 2, "concurrent senders (default: as many as the 2-core dev machine has cores)")
 	warmup := flag.Int("warmup", 200, "requests sent first and not measured")
 	limit := flag.Duration("timeout", 3*time.Minute, "give up after this long")
 	flag.Parse()
@@ -130,6 +130,10 @@ func run(ctx context.Context, bin string, n, conc, warmup int) error {
 	fmt.Printf("wecodex webhook load: %d message callbacks then %d stream refreshes (+%d warm-up each), %d concurrent senders, loopback, real Redis at %s\n",
 		n, n, warmup, conc, opt.Addr)
 	fmt.Println("agent: never started; every conversation's lease is held by a phantom replica, so each message is deduped, enqueued and answered with its queue position")
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		// Tail latencies follow the machine's load; say what it was.
+		fmt.Printf("load average before the run: %s", b)
+	}
 
 	frames := make([]wecom.StreamFrame, total)
 	cbLat, err := drive(ctx, client, crypter, msgs, conc, func(i int, f wecom.StreamFrame) error {
