@@ -8,12 +8,15 @@ TOOLS            := $(CURDIR)/.tools
 CODEX_BIN        := $(TOOLS)/codex/node_modules/.bin/codex
 CODEX_ACP_BIN    := $(TOOLS)/codex-acp/node_modules/.bin/codex-acp
 CONFIG           ?= configs/wecodex.yaml
+CHROMIUM         := /usr/bin/chromium
+SUDO             := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Tests and `make run` find the pinned Codex (and codex-acp, to compare against) here.
 export WECODEX_TEST_CODEX_BIN := $(CODEX_BIN)
 export WECODEX_TEST_CODEX_ACP_BIN := $(CODEX_ACP_BIN)
+export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 
-.PHONY: all build run test bench bench-bridge lint tools clean
+.PHONY: all build run demo test bench bench-bridge load lint tools clean
 
 all: build
 
@@ -37,10 +40,21 @@ $(CODEX_BIN):
 $(CODEX_ACP_BIN):
 	$(call npm_install,$(TOOLS)/codex-acp,@agentclientprotocol/codex-acp@$(CODEX_ACP_VERSION))
 
-run: build
+# Debian's Chromium for the playground's browser tests (and an emoji font so
+# screenshots show the status icons).
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji
+
+run: build tools
+	@echo "wecodex: the playground will be at http://127.0.0.1:8080/playground (the 'playground' log line has the exact URL)"
 	PATH="$(dir $(CODEX_BIN)):$$PATH" ./bin/wecodex serve --config $(CONFIG)
 
-test: tools
+# The same as `make run`, with Codex on a bundled scripted model: no account, no network.
+demo: build tools
+	go run ./internal/demo/cmd/wecodex-demo --wecodex ./bin/wecodex --codex $(CODEX_BIN) --config $(CONFIG)
+
+test: tools $(CHROMIUM)
 	go vet ./...
 	scripts/with-redis.sh go test -count=1 -timeout 20m ./...
 
@@ -51,6 +65,10 @@ bench: tools
 # real Codex and the same scripted 20,000-delta answer (README, "Performance").
 bench-bridge: build tools
 	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -deltas 20000 -runs 5
+
+# Webhook callbacks and refreshes against a real serve and Redis on loopback: p50/p99.
+load: build
+	scripts/with-redis.sh go run ./scripts/loadwebhook -bin bin/wecodex
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
