@@ -16,7 +16,7 @@ func parseCommand(text string) (string, bool) {
 	word, _, _ := strings.Cut(text, " ")
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
-	case "/new", "/stop", "/status", "/help":
+	case "/new", "/stop", "/status", "/help", "/more":
 		return word, true
 	}
 	return "", false
@@ -29,6 +29,11 @@ func (e *Engine) command(ctx context.Context, m Message, streamID, cmd string) (
 	switch cmd {
 	case "/help":
 		out = textHelp
+	case "/more":
+		var err error
+		if out, err = e.more(ctx, m.Conversation); err != nil {
+			return Frame{}, err
+		}
 	case "/new":
 		if err := e.store.ForgetSession(ctx, m.Conversation); err != nil {
 			return Frame{}, fmt.Errorf("/new in %s: %w", m.Conversation, err)

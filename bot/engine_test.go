@@ -243,9 +243,10 @@ func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
 	}
 }
 
-// A body larger than one frame: the stream shows the start, the rest comes
-// through the Deliverer, every byte exactly once.
-func TestLongAnswerContinuesThroughTheDeliverer(t *testing.T) {
+// A body larger than a stream and its one continuation message: the stream
+// shows the start, the Deliverer one more part, and /more the rest — every
+// byte exactly once, each reply within WeCom's cap.
+func TestLongAnswerContinuesThroughTheDelivererAndMore(t *testing.T) {
 	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
 	r.run(t)
 	text := "big:50000"
@@ -254,36 +255,49 @@ func TestLongAnswerContinuesThroughTheDeliverer(t *testing.T) {
 	ds := waitDeliveries(t, r.out)
 	checkDeliveries(t, ds, "alice", id, "https://reply/m1")
 	a := answer(text)
-	rest := bodies(ds)
-	if len(rest) == 0 || len(rest) == len(a) {
-		t.Fatalf("delivered %d of %d bytes; want the stream to show a part", len(rest), len(a))
+	shown := strings.Index(a, ds[0].Body)
+	if len(ds) != 1 || !ds[0].More || shown <= 0 || !strings.Contains(final.Content, a[:shown]) {
+		t.Fatalf("want the stream to show a[:k] and one delivery of a[k:m] with More set; got %d deliveries", len(ds))
 	}
-	if !strings.HasSuffix(a, rest) || !strings.Contains(final.Content, a[:len(a)-len(rest)]) {
-		t.Fatal("stream part + delivered parts is not the answer exactly once")
+	if !strings.HasSuffix(ds[0].Markdown, "Send `/more` for the next part of the answer.") {
+		t.Fatalf("the delivery does not tell the user to send /more: ...%q", ds[0].Markdown[len(ds[0].Markdown)-80:])
 	}
-	if len(final.Content) > cards.StreamMaxBytes {
-		t.Fatalf("final frame is %d bytes, over WeCom's %d", len(final.Content), cards.StreamMaxBytes)
+	unread := a[shown+len(ds[0].Body):]
+	more := receive(t, r.e, msg("m2", "alice", "/more"))
+	if !more.Finish || !strings.HasPrefix(more.Content, "_Continuing the answer to “big:50000”:_\n\n"+unread) {
+		t.Fatalf("/more shows %.120q…, want the unread %d bytes", more.Content, len(unread))
+	}
+	if strings.Contains(more.Content, "/more") {
+		t.Fatal("/more offered more although the answer was complete")
+	}
+	again := receive(t, r.e, msg("m3", "alice", "/more"))
+	if again.Content != "There is no more to show: the last answer was shown in full." {
+		t.Fatalf("second /more: %q", again.Content)
+	}
+	for _, c := range []string{final.Content, ds[0].Markdown, more.Content} {
+		if len(c) > cards.StreamMaxBytes {
+			t.Fatalf("a reply is %d bytes, over WeCom's %d", len(c), cards.StreamMaxBytes)
+		}
 	}
 }
 
 func waitDeliveries(t *testing.T, d *deliveries) []bot.Delivery {
 	t.Helper()
 	for range 1000 {
-		ds := d.all()
-		if n := len(ds); n > 0 && ds[n-1].Last {
+		if ds := d.all(); len(ds) > 0 {
 			return ds
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("no last delivery; got %+v", d.all())
+	t.Fatal("nothing delivered")
 	return nil
 }
 
 func checkDeliveries(t *testing.T, ds []bot.Delivery, user, stream, url string) {
 	t.Helper()
 	for i, d := range ds {
-		if d.Part != i+1 || d.Last != (i == len(ds)-1) || d.User != user || d.Conversation != user || d.StreamID != stream || d.ReplyURL != url {
-			t.Fatalf("delivery %d: part %d last %v user %q conv %q stream %q url %q", i, d.Part, d.Last, d.User, d.Conversation, d.StreamID, d.ReplyURL)
+		if d.User != user || d.Conversation != user || d.StreamID != stream || d.ReplyURL != url {
+			t.Fatalf("delivery %d: user %q conv %q stream %q url %q", i, d.User, d.Conversation, d.StreamID, d.ReplyURL)
 		}
 		if !strings.Contains(d.Markdown, d.Body) || len(d.Markdown) > cards.StreamMaxBytes {
 			t.Fatalf("delivery %d markdown (%d bytes) does not carry its body", i, len(d.Markdown))

@@ -45,6 +45,11 @@ type Conversations interface {
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 	// ForgetSession drops the session id so the next turn starts a new one.
 	ForgetSession(ctx context.Context, conv string) error
+	// SaveRest keeps a long answer, unread from byte offset from, for the
+	// conversation's /more, replacing any earlier one.
+	SaveRest(ctx context.Context, conv, title, answer string, from int) error
+	// TakeRest returns and forgets the saved answer; ok is false when none.
+	TakeRest(ctx context.Context, conv string) (title, answer string, from int, ok bool, err error)
 }
 
 // Leases serialises turns: per conversation, a lease with a fencing token and

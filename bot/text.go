@@ -15,12 +15,19 @@ const (
 		"- `/new` — start a fresh session with the next message\n" +
 		"- `/stop` — stop the running turn\n" +
 		"- `/status` — what is running and waiting here\n" +
+		"- `/more` — the next part of an answer too long for one reply\n" +
 		"- `/help` — this list\n\n" +
 		"Anything else is sent to the agent. Messages sent while it works wait their turn."
 	textNew          = "OK — the next message starts a fresh session."
 	textStopped      = "OK — asked the running turn to stop."
 	textNothingToRun = "Nothing is running in this conversation."
+	textMoreHint     = "Send `/more` for the next part of the answer."
+	textNoMore       = "There is no more to show: the last answer was shown in full."
 )
+
+func textMoreOf(prompt string) string {
+	return fmt.Sprintf("_Continuing the answer to “%s”:_\n\n", prompt)
+}
 
 func textQueued(position int) string {
 	return fmt.Sprintf("⏳ Queued (position %d) — waiting for the running turn to finish.", position)

@@ -203,26 +203,30 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 	}
 }
 
-// deliverRest sends what the stream could not show, once the turn is over:
-// the body from where the stream stopped, in parts the platform accepts, the
-// last one ending with the card's status.
+// deliverRest sends what the stream could not show, once the turn is over,
+// as one message ending with the card's status. What that message cannot
+// carry, or all of it when it could not be sent, is kept for /more.
 func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 	if s.from < 0 {
 		return
 	}
 	body := c.Body()
-	for part := 1; ; part++ {
-		fr := c.Stream(s.from, 0) // a new message: nothing of it shown yet
-		d := Delivery{
-			Conversation: s.q.Conversation, User: s.q.User, StreamID: s.q.StreamID, ReplyURL: s.q.ReplyURL,
-			Part: part, Last: !fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],
-		}
-		if err := s.e.deliver.Deliver(ctx, d); err != nil {
-			s.log.Error("deliver continuation; not retried so nothing shows twice", "part", part, "err", err)
-		}
-		s.from = fr.BodyEnd
-		if d.Last || fr.BodyEnd <= fr.BodyStart {
-			return
+	fr := c.Stream(s.from, 0) // a new message: nothing of it shown yet
+	d := Delivery{
+		Conversation: s.q.Conversation, User: s.q.User, StreamID: s.q.StreamID, ReplyURL: s.q.ReplyURL,
+		More: fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],
+	}
+	if d.More {
+		d.Markdown += "\n\n" + textMoreHint
+	}
+	unread := fr.BodyEnd
+	if err := s.e.deliver.Deliver(ctx, d); err != nil {
+		s.log.Error("deliver continuation; not retried so nothing shows twice, kept for /more", "err", err)
+		unread = fr.BodyStart
+	}
+	if unread < len(body) {
+		if err := s.e.store.SaveRest(ctx, s.q.Conversation, s.q.Text, body, unread); err != nil {
+			s.log.Error("keep the rest of the answer for /more", "err", err)
 		}
 	}
 }

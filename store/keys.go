@@ -36,6 +36,9 @@ const (
 	ReplicaTTL = 30 * time.Second
 	// ReplicaHeartbeatEvery is how often a live replica renews its heartbeat.
 	ReplicaHeartbeatEvery = ReplicaTTL / 3
+	// RestTTL: the part of a long answer no reply could carry waits this long
+	// for the user's /more.
+	RestTTL = 24 * time.Hour
 	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
 	// token is refreshed before WeCom stops accepting it.
 	AppTokenMargin = 5 * time.Minute
@@ -83,6 +86,11 @@ func (k Keys) StopChannel() string { return k.prefix + "stop" }
 // replicas poll for work. It spans conversations, so no script may touch it
 // together with a {conv:ID} key. TTL QueueTTL, renewed on each add.
 func (k Keys) Pending() string { return k.prefix + "pending" }
+
+// Rest holds the end of a long answer that no reply could carry, until the
+// user asks for it with /more: a hash of the whole answer, where the unread
+// part starts, and the prompt it answers. TTL RestTTL.
+func (k Keys) Rest(convID string) string { return k.conv(convID) + ":rest" }
 
 // Owner names the replica whose CODEX_HOME holds the conversation's thread;
 // while that replica's Replica key lives, only it takes the queue.

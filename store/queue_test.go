@@ -115,3 +115,31 @@ func testConversation(t *testing.T, s *Store) {
 		t.Fatalf("after ForgetSession = %q %q %v, want no session, cwd kept", sid, cwd, err)
 	}
 }
+
+func TestRest(t *testing.T) { forEachBackend(t, testRest) }
+
+func testRest(t *testing.T, s *Store) {
+	ctx := context.Background()
+	if _, _, _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
+		t.Fatalf("TakeRest with nothing saved = %v %v", ok, err)
+	}
+	if err := s.SaveRest(ctx, "c", "old", "stale answer", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveRest(ctx, "c", "why?", "因为 because", 7); err != nil {
+		t.Fatal(err)
+	}
+	title, answer, from, ok, err := s.TakeRest(ctx, "c")
+	if err != nil || !ok || title != "why?" || answer != "因为 because" || from != 7 {
+		t.Fatalf("TakeRest = %q %q %d %v %v, want the newest rest", title, answer, from, ok, err)
+	}
+	if _, _, _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
+		t.Fatalf("second TakeRest = %v %v, want it taken", ok, err)
+	}
+	if err := s.SaveRest(ctx, "c", "t", "abc", 1); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := s.Client().TTL(ctx, s.Keys().Rest("c")).Val(); ttl <= 0 || ttl > RestTTL {
+		t.Fatalf("rest TTL %v, want (0, %v]", ttl, RestTTL)
+	}
+}

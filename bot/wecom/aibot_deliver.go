@@ -14,9 +14,8 @@ import (
 // stream (bot.Deliverer) as a markdown message to the response_url of the
 // message that started the turn.
 //
-// WeCom accepts one POST per response_url: when an answer needs more than one
-// continuation, the second and later parts are refused by WeCom and the
-// engine logs them (it never retries, so nothing shows twice).
+// WeCom accepts one POST per response_url, so the engine sends at most one
+// per turn; what does not fit waits for the user's /more.
 type ResponseURLDeliverer struct {
 	// Client posts the messages; nil means a client with a 10 s timeout.
 	Client *http.Client
@@ -36,7 +35,7 @@ func (r *ResponseURLDeliverer) Deliver(ctx context.Context, d bot.Delivery) erro
 		client = &http.Client{Timeout: deliverTimeout}
 	}
 	if err := PostResponseURL(ctx, client, d.ReplyURL, MarkdownMessage(d.Markdown)); err != nil {
-		return fmt.Errorf("deliver part %d of stream %s: %w", d.Part, d.StreamID, err)
+		return fmt.Errorf("deliver the rest of stream %s: %w", d.StreamID, err)
 	}
 	return nil
 }

@@ -379,7 +379,7 @@ func TestResponseURLDeliverer(t *testing.T) {
 	d := &wecom.ResponseURLDeliverer{}
 	ctx := context.Background()
 	u := urls.URL("m1")
-	if err := d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Part: 1, Last: true, Markdown: "the **rest**"}); err != nil {
+	if err := d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "the **rest**"}); err != nil {
 		t.Fatal(err)
 	}
 	ps := urls.Posts("m1")
@@ -387,7 +387,7 @@ func TestResponseURLDeliverer(t *testing.T) {
 		t.Fatalf("posts %+v", ps)
 	}
 	// WeCom takes one message per response_url.
-	err = d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Part: 2, Last: true, Markdown: "more"})
+	err = d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "more"})
 	var api *wecom.APIError
 	if !errors.As(err, &api) || api.Code != wecomsim.ErrCodeResponseURLUsed {
 		t.Fatalf("second post: %v, want errcode %d", err, wecomsim.ErrCodeResponseURLUsed)
