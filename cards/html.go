@@ -8,6 +8,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
 )
@@ -23,6 +24,13 @@ type HTMLRenderer struct {
 // NewHTMLRenderer returns a renderer; build one and reuse it.
 func NewHTMLRenderer() *HTMLRenderer {
 	return &HTMLRenderer{md: goldmark.New(
+		// WeCom's client renders tables and strikethrough; so do we. Column
+		// alignment goes in attributes, since a page's CSP may refuse inline
+		// styles.
+		goldmark.WithExtensions(
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough,
+		),
 		goldmark.WithRendererOptions(
 			// A lower value than the html renderer's 1000 registers later
 			// and so replaces its raw-HTML node renderers.
@@ -99,6 +107,17 @@ func (r *HTMLRenderer) item(b *strings.Builder, it *progressItem) {
 		}
 		b.WriteString("</ol>\n")
 	}
+}
+
+// Markdown returns src, markdown, as an HTML fragment, with raw HTML shown
+// escaped: for pages that show WeCom frames rather than cards.
+func (r *HTMLRenderer) Markdown(src string) string {
+	if strings.TrimSpace(src) == "" {
+		return ""
+	}
+	var b strings.Builder
+	r.markdown(&b, src)
+	return b.String()
 }
 
 func (r *HTMLRenderer) markdown(b *strings.Builder, src string) {

@@ -3,6 +3,8 @@ package playground
 import (
 	"strings"
 	"sync"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // View is one card as the page shows it: the message sent, and the bot's
@@ -34,7 +36,7 @@ type answer struct {
 // it on each change. Changes are numbered, so a page asks for what changed
 // since the last number it saw and never misses or queues updates.
 type board struct {
-	md *markdown
+	md *cards.HTMLRenderer
 
 	mu      sync.Mutex
 	order   []*answer
@@ -44,7 +46,7 @@ type board struct {
 }
 
 func newBoard() *board {
-	return &board{md: newMarkdown(), byID: map[string]*answer{}, changed: make(chan struct{})}
+	return &board{md: cards.NewHTMLRenderer(), byID: map[string]*answer{}, changed: make(chan struct{})}
 }
 
 // add starts a card for a message being sent.
@@ -118,7 +120,7 @@ func (b *board) render(a *answer) View {
 	progress, rest := splitThink(a.content)
 	state, status, body := statusOf(rest, a.finish)
 	var html strings.Builder
-	html.WriteString(b.md.HTML(body))
+	html.WriteString(b.md.Markdown(body))
 	for _, p := range a.posts {
 		// A continuation is a message of its own, rendered like a frame:
 		// its progress is the newer one, its body continues the answer.
@@ -129,7 +131,7 @@ func (b *board) render(a *answer) View {
 		var pbody string
 		state, status, pbody = statusOf(prest, true)
 		html.WriteString(`<div class="continued">`)
-		html.WriteString(b.md.HTML(pbody))
+		html.WriteString(b.md.Markdown(pbody))
 		html.WriteString("</div>\n")
 	}
 	if a.refused > 0 {
@@ -138,7 +140,7 @@ func (b *board) render(a *answer) View {
 	if a.problem != "" {
 		state, status = StateFailed, "failed: "+a.problem
 	}
-	v.Progress = b.md.HTML(progress)
+	v.Progress = b.md.Markdown(progress)
 	v.Body = html.String()
 	v.State, v.Status = state, status
 	return v

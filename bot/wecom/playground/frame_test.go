@@ -1,6 +1,10 @@
 package playground
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/cards"
+)
 
 func TestSplitThink(t *testing.T) {
 	tests := []struct {
@@ -55,7 +59,7 @@ func TestStatusOf(t *testing.T) {
 }
 
 func TestMarkdownEscapesRawHTML(t *testing.T) {
-	got := newMarkdown().HTML("Use <b>bold</b> and `code`.\n\n<script>alert(1)</script>\n")
+	got := cards.NewHTMLRenderer().Markdown("Use <b>bold</b> and `code`.\n\n<script>alert(1)</script>\n")
 	want := "<p>Use &lt;b&gt;bold&lt;/b&gt; and <code>code</code>.</p>\n<pre class=\"raw-html\">&lt;script&gt;alert(1)&lt;/script&gt;\n</pre>\n"
 	if got != want {
 		t.Fatalf("HTML =\n%q\nwant\n%q", got, want)
@@ -63,7 +67,7 @@ func TestMarkdownEscapesRawHTML(t *testing.T) {
 }
 
 func TestMarkdownTableAlignWithoutInlineStyle(t *testing.T) {
-	got := newMarkdown().HTML("| a | b |\n|:--|--:|\n| 1 | 2 |\n")
+	got := cards.NewHTMLRenderer().Markdown("| a | b |\n|:--|--:|\n| 1 | 2 |\n")
 	want := "<table>\n<thead>\n<tr>\n<th align=\"left\">a</th>\n<th align=\"right\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td align=\"left\">1</td>\n<td align=\"right\">2</td>\n</tr>\n</tbody>\n</table>\n"
 	if got != want {
 		t.Fatalf("HTML =\n%q\nwant\n%q", got, want)
