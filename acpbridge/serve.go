@@ -35,7 +35,9 @@ type ServeOptions struct {
 // Agent's methods. Updates the Agent produces become session/update
 // notifications, written by one goroutine per session in the order produced,
 // so a slow client never blocks the Agent's reader; a turn's response is sent
-// only after all its updates. Notices travel as agent_thought_chunk marked
+// only after all its updates. Updates are written in batches every couple of
+// milliseconds, and adjacent text chunks of one kind and message in a batch
+// are sent as one chunk with their texts joined (see outbox). Notices travel as agent_thought_chunk marked
 // with _meta {"wecodex": {"notice": "<level>"}} (see NoticeUpdate).
 func ServeACP(ctx context.Context, agent Agent, in io.Reader, out io.Writer, log *slog.Logger, opts ServeOptions) error {
 	if log == nil {
@@ -45,8 +47,9 @@ func ServeACP(ctx context.Context, agent Agent, in io.Reader, out io.Writer, log
 	// ends when the client goes away, so a turn nobody can receive stops.
 	serveCtx, stopTurns := context.WithCancel(ctx)
 	defer stopTurns()
-	s := &server{agent: agent, log: log, version: opts.Version, ctx: serveCtx, queues: map[acp.SessionId]*orderedQueue{}}
-	conn := acp.NewAgentSideConnection(s, out, in)
+	w := &lockedWriter{w: out}
+	s := &server{agent: agent, log: log, version: opts.Version, ctx: serveCtx, w: w, queues: map[acp.SessionId]*outbox{}}
+	conn := acp.NewAgentSideConnection(s, w, in)
 	conn.SetLogger(log)
 	s.conn = conn
 	if opts.Permissions != nil {
@@ -88,9 +91,10 @@ type server struct {
 	version string
 	ctx     context.Context // ServeACP's: outlives any single request
 	conn    *acp.AgentSideConnection
+	w       *lockedWriter // the client's stream, shared by conn and the outboxes
 
 	mu       sync.Mutex
-	queues   map[acp.SessionId]*orderedQueue
+	queues   map[acp.SessionId]*outbox
 	closed   bool
 	inflight int           // requests being handled
 	idle     chan struct{} // closed when inflight drops to 0 while waited on
@@ -160,7 +164,7 @@ func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (a
 	if err != nil {
 		return acp.LoadSessionResponse{}, err
 	}
-	if err := s.agent.LoadSession(ctx, req.SessionId, req.Cwd, s.sink(req.SessionId, q)); err != nil {
+	if err := s.agent.LoadSession(ctx, req.SessionId, req.Cwd, s.sink(q)); err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("load session %s: %w", req.SessionId, err)
 	}
 	// The replay must reach the client before the response says it is done.
@@ -187,7 +191,7 @@ func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptR
 		}
 	})
 	defer stop()
-	reason, err := s.agent.Prompt(s.ctx, req.SessionId, promptText(req.Prompt), s.sink(req.SessionId, q))
+	reason, err := s.agent.Prompt(s.ctx, req.SessionId, promptText(req.Prompt), s.sink(q))
 	if ferr := q.flush(s.ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("send turn updates: %w", ferr)
 	}
@@ -225,8 +229,8 @@ func (s *server) SetSessionConfigOption(context.Context, acp.SetSessionConfigOpt
 	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 }
 
-// queue returns the session's outgoing-update queue, creating it on first use.
-func (s *server) queue(id acp.SessionId) (*orderedQueue, error) {
+// queue returns the session's outbox, creating it on first use.
+func (s *server) queue(id acp.SessionId) (*outbox, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -234,7 +238,7 @@ func (s *server) queue(id acp.SessionId) (*orderedQueue, error) {
 	}
 	q := s.queues[id]
 	if q == nil {
-		q = newOrderedQueue()
+		q = newOutbox(id, s.w, s.log)
 		s.queues[id] = q
 	}
 	return q, nil
@@ -255,30 +259,15 @@ func (s *server) closeQueues() {
 }
 
 // sink forwards what the Agent produces for one session to the client.
-func (s *server) sink(id acp.SessionId, q *orderedQueue) Sink {
-	return &clientSink{s: s, id: id, q: q}
+func (s *server) sink(q *outbox) Sink {
+	return clientSink{q: q}
 }
 
-type clientSink struct {
-	s  *server
-	id acp.SessionId
-	q  *orderedQueue
-}
+type clientSink struct{ q *outbox }
 
-func (c *clientSink) Update(u acp.SessionUpdate) {
-	c.q.push(func() { c.s.send(c.id, u) })
-}
+func (c clientSink) Update(u acp.SessionUpdate) { c.q.push(u) }
 
-func (c *clientSink) Notice(n Notice) {
-	u := NoticeUpdate(n)
-	c.q.push(func() { c.s.send(c.id, u) })
-}
-
-func (s *server) send(id acp.SessionId, u acp.SessionUpdate) {
-	if err := s.conn.SessionUpdate(s.ctx, acp.SessionNotification{SessionId: id, Update: u}); err != nil {
-		s.log.Debug("send session update", "session", id, "err", err)
-	}
-}
+func (c clientSink) Notice(n Notice) { c.q.push(NoticeUpdate(n)) }
 
 // requestPermission asks the client, after every update the session produced
 // so far has been sent, so the client already knows the tool call it is asked

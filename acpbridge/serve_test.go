@@ -161,12 +161,13 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 
 	firstPID := a.PID()
 	rec := &recorder{}
-	// Both deltas sent before the hold have reached the sink.
+	// Both deltas sent before the hold have reached the sink (as one chunk
+	// or two: the served side merges what gathers).
 	sawChunks := make(chan struct{})
-	chunks := 0
+	var thought string
 	rec.onUpdate = func(u acp.SessionUpdate) {
 		if u.AgentThoughtChunk != nil {
-			if chunks++; chunks == 2 {
+			if thought += blockText(u.AgentThoughtChunk.Content); thought == "Starting the" {
 				close(sawChunks)
 			}
 		}
