@@ -104,11 +104,15 @@ func startConn(ctx context.Context, bin string, config map[string]string, env []
 	if err != nil {
 		return nil, fmt.Errorf("start codex app-server: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdout, stdoutW, err := outputPipe()
 	if err != nil {
 		return nil, fmt.Errorf("start codex app-server: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = stdoutW
+	err = cmd.Start()
+	stdoutW.Close() // the app-server has its own copy
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("start codex app-server (%s): %w", bin, err)
 	}
 	c := &conn{
@@ -135,8 +139,8 @@ func startConn(ctx context.Context, bin string, config map[string]string, env []
 
 // readLoop owns stdout: it dispatches every line, then, at EOF, reaps the
 // process and fails every pending call.
-func (c *conn) readLoop(stdout io.Reader) {
-	r := lineReader{r: bufio.NewReaderSize(stdout, 64<<10)}
+func (c *conn) readLoop(stdout io.ReadCloser) {
+	r := lineReader{r: bufio.NewReaderSize(&pacedReader{r: stdout, sleep: time.Sleep}, 64<<10)}
 	for {
 		line, err := r.next()
 		if err != nil {
@@ -144,6 +148,7 @@ func (c *conn) readLoop(stdout io.Reader) {
 		}
 		c.dispatch(line)
 	}
+	stdout.Close()
 	waitErr := c.cmd.Wait()
 	status := "exit status 0"
 	if waitErr != nil {

@@ -3,6 +3,7 @@
 package codex
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -14,3 +15,6 @@ func killProcessGroup(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 	}
 }
+
+// outputPipe returns a pipe for the app-server's stdout.
+func outputPipe() (r, w *os.File, err error) { return os.Pipe() }

@@ -1,0 +1,40 @@
+package codex
+
+import (
+	"io"
+	"time"
+)
+
+// readPace is the shortest interval between two small reads of the
+// app-server's output. Codex writes one line per delta, and a reader that
+// wakes for each pays a read system call, a poller wake-up and a goroutine
+// switch per delta; waiting this long after a small read lets the next read
+// pick up everything written meanwhile. A chat reader cannot see 2 ms.
+const readPace = 2 * time.Millisecond
+
+// smallRead is the size under which a read counts as a trickle worth
+// pacing; bigger reads (history, command output) go on at once.
+const smallRead = 4 << 10
+
+// pacedReader paces small reads from r (see readPace). It is used by one
+// goroutine, the read loop.
+type pacedReader struct {
+	r     io.Reader
+	last  time.Time // when the last small read returned; zero after a big one
+	sleep func(time.Duration)
+}
+
+func (p *pacedReader) Read(b []byte) (int, error) {
+	if !p.last.IsZero() {
+		if d := readPace - time.Since(p.last); d > 0 {
+			p.sleep(d)
+		}
+	}
+	n, err := p.r.Read(b)
+	if n < smallRead {
+		p.last = time.Now()
+	} else {
+		p.last = time.Time{}
+	}
+	return n, err
+}
