@@ -35,9 +35,9 @@ type ServeOptions struct {
 // Agent's methods. Updates the Agent produces become session/update
 // notifications, written by one goroutine per session in the order produced,
 // so a slow client never blocks the Agent's reader; a turn's response is sent
-// only after all its updates. Updates are written in batches every couple of
-// milliseconds, and adjacent text chunks of one kind and message in a batch
-// are sent as one chunk with their texts joined (see outbox). Notices travel as agent_thought_chunk marked
+// only after all its updates. Updates that gather while the previous ones
+// are written go out in one batch, adjacent text chunks of one kind and
+// message sent as one chunk with their texts joined (see outbox). Notices travel as agent_thought_chunk marked
 // with _meta {"wecodex": {"notice": "<level>"}} (see NoticeUpdate).
 func ServeACP(ctx context.Context, agent Agent, in io.Reader, out io.Writer, log *slog.Logger, opts ServeOptions) error {
 	if log == nil {

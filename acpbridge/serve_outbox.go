@@ -6,17 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
-
-// outboxGather is how long a served session's outbox lets updates gather
-// after the first one arrives before it writes them. A streaming turn then
-// costs one write (and one notification per run of same-message text) per
-// couple of milliseconds instead of one per delta, and a chat reader cannot
-// see the delay.
-const outboxGather = 2 * time.Millisecond
 
 // outboxMaxWrite bounds what one write carries, so a backlog is written in
 // pieces of bounded memory.
@@ -32,6 +24,11 @@ const encodeTextByHand = true
 // message become one chunk (ACP clients append chunk texts, so the client
 // sees the same text). Nothing is reordered, and nothing merges across a
 // change of kind or message id, another update, or a flush.
+//
+// The outbox adds no delay of its own: the Codex bridge hands over a burst
+// of updates per paced read (see acpbridge/codex readPace), and whatever
+// arrives while a batch is being written makes the next batch. (A 2 ms
+// gather timer here cost more CPU in wake-ups than it saved.)
 type outbox struct {
 	session acp.SessionId
 	w       io.Writer // shared with the SDK's connection; one Write is one or more whole messages
@@ -111,7 +108,6 @@ func (o *outbox) run() {
 		texts []string
 	)
 	for range o.wake {
-		time.Sleep(outboxGather)
 		o.mu.Lock()
 		batch, o.items = o.items, batch[:0]
 		closed := o.closed
