@@ -22,7 +22,7 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 	if _, _, err := st.Enqueue(ctx, "alice", []byte("popped by the ghost"), 5); err != nil {
 		t.Fatal(err)
 	}
-	if tok, _, _, err := st.TakeTurn(ctx, "alice", "ghost", 1500*time.Millisecond); err != nil || tok == 0 {
+	if tok, _, _, _, err := st.TakeTurn(ctx, "alice", "ghost", 1500*time.Millisecond); err != nil || tok == 0 {
 		t.Fatalf("ghost TakeTurn = %d %v", tok, err)
 	}
 	b := newReplica(t, st, testConfig(t, "b"))

@@ -65,18 +65,23 @@ type Leases interface {
 	Queued(ctx context.Context, conv string) ([][]byte, error)
 	// TakeTurn acquires the free lease for replica and pops the oldest
 	// waiting item in one step, recording replica as the conversation's
-	// owner. token is 0 when the lease is held or the queue is empty; queued
-	// is the queue length after the call.
-	TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, err error)
-	// NextTurn pops the next waiting item for the holder of token and renews
-	// the lease, or releases the lease when the queue is empty (item nil).
-	// held is false when token no longer holds the lease; nothing changes then.
+	// owner and the item as running. token is 0 when the lease is held or
+	// the queue is empty; queued is the queue length after the call. orphan
+	// is the item a previous holder was running when its lease lapsed
+	// without a release (it died mid-turn), handed to one caller only, even
+	// when token is 0.
+	TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, orphan []byte, err error)
+	// NextTurn pops the next waiting item for the holder of token, records
+	// it as running and renews the lease, or releases the lease when the
+	// queue is empty (item nil). held is false when token no longer holds
+	// the lease; nothing changes then.
 	NextTurn(ctx context.Context, conv string, token int64, ttl time.Duration) (item []byte, held bool, err error)
 	// RenewLease extends the lease held with token. held is false when the
 	// token no longer holds it; stop is true when /stop asked this turn to
 	// end.
 	RenewLease(ctx context.Context, conv string, token int64, ttl time.Duration) (held, stop bool, err error)
-	// ReleaseLease frees the lease if token still holds it.
+	// ReleaseLease frees the lease, and forgets the running item, if token
+	// still holds it.
 	ReleaseLease(ctx context.Context, conv string, token int64) (released bool, err error)
 	// Lease returns the replica and token holding the lease; token 0 when free.
 	Lease(ctx context.Context, conv string) (replica string, token int64, err error)
@@ -89,7 +94,8 @@ type Leases interface {
 	WatchStops(ctx context.Context, ready func(), fn func(conv string)) error
 	// Pending returns up to max conversations that may have waiting items.
 	Pending(ctx context.Context, max int) ([]string, error)
-	// SettlePending drops conv from the pending set if its queue is empty.
+	// SettlePending drops conv from the pending set if its queue is empty
+	// and no turn is recorded running.
 	SettlePending(ctx context.Context, conv string) error
 }
 

@@ -90,7 +90,7 @@ func (e *Engine) tryStart(ctx context.Context, conv string) {
 			return
 		}
 	}
-	token, item, left, err := e.store.TakeTurn(ctx, conv, e.cfg.Replica, e.cfg.LeaseTTL)
+	token, item, left, _, err := e.store.TakeTurn(ctx, conv, e.cfg.Replica, e.cfg.LeaseTTL)
 	if err != nil {
 		e.log.Warn("take turn", "conv", conv, "err", err)
 		return

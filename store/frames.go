@@ -47,3 +47,23 @@ func (s *Store) LoadFrame(ctx context.Context, streamID string) ([]byte, bool, e
 	}
 	return b, true, nil
 }
+
+// saveFrameUnless replaces the frame unless it starts with the given prefix.
+var saveFrameUnless = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and string.sub(cur, 1, #ARGV[2]) == ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`)
+
+// SaveFrameUnless stores frame unless the stream's current frame starts with
+// prefix (a state the stream must keep, such as finished); it reports whether
+// it stored.
+func (s *Store) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error) {
+	n, err := saveFrameUnless.Run(ctx, s.client, []string{s.keys.Frame(streamID)},
+		frame, prefix, FrameTTL.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("save frame unless settled: %w", err)
+	}
+	return n == 1, nil
+}

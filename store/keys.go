@@ -26,6 +26,10 @@ const (
 	LeaseTTL = 30 * time.Second
 	// LeaseRenewEvery is how often a lease holder renews its lease.
 	LeaseRenewEvery = LeaseTTL / 3
+	// RunningTTL: the record of a running turn is renewed with its lease, so
+	// it outlives a holder that died by this much: long enough for another
+	// replica to find it, no longer than the frame it lets that replica finish.
+	RunningTTL = FrameTTL
 	// FenceTTL: the fencing counter only needs to outlive any holder that could
 	// still present an old token; it is renewed with every increment.
 	FenceTTL = ConversationTTL
@@ -68,6 +72,12 @@ func (k Keys) Lease(convID string) string { return k.conv(convID) + ":lease" }
 // Fence is the conversation's fencing counter: each new lease takes the next
 // value, so a writer with an older value knows it lost the lease. TTL FenceTTL.
 func (k Keys) Fence(convID string) string { return k.conv(convID) + ":fence" }
+
+// Running holds the queue item of the turn the lease holder runs now, from
+// the script that pops it until the holder takes the next one or releases
+// the lease. Found with no lease, it names a turn whose holder died mid-turn.
+// TTL RunningTTL, renewed with the lease.
+func (k Keys) Running(convID string) string { return k.conv(convID) + ":running" }
 
 // Queue is the list of the conversation's messages waiting for the lease.
 // TTL QueueTTL.

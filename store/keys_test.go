@@ -15,6 +15,7 @@ func TestKeysLayout(t *testing.T) {
 		{k.Fence("c1"), "wx:{conv:c1}:fence"},
 		{k.Queue("c1"), "wx:{conv:c1}:queue"},
 		{k.Stop("c1"), "wx:{conv:c1}:stop"},
+		{k.Running("c1"), "wx:{conv:c1}:running"},
 		{k.Owner("c1"), "wx:{conv:c1}:owner"},
 		{k.StopChannel(), "wx:stop"},
 		{k.Pending(), "wx:pending"},
@@ -36,7 +37,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Lease(conv))
-	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv)} {
+	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv)} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}

@@ -19,64 +19,81 @@ const (
 	fieldReplica = "replica"
 )
 
-// takeTurn acquires a free lease and pops the oldest waiting item.
-// KEYS: lease, queue, fence, owner, stop. ARGV: replica, lease TTL (ms),
-// fence TTL (ms), owner TTL (ms).
+// takeTurn acquires a free lease and pops the oldest waiting item, recording
+// it as running. A running record found while the lease is free was left by
+// a holder that died mid-turn: it is handed back once (also when the queue
+// is empty and no lease is taken) so the caller can finish that turn's card.
+// KEYS: lease, queue, fence, owner, stop, running. ARGV: replica, lease TTL
+// (ms), fence TTL (ms), owner TTL (ms), running TTL (ms).
 var takeTurn = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return {0, false, redis.call('LLEN', KEYS[2])} end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, false, redis.call('LLEN', KEYS[2]), false} end
+local orphan = redis.call('GET', KEYS[6])
+redis.call('DEL', KEYS[6])
 local item = redis.call('LPOP', KEYS[2])
-if not item then return {0, false, 0} end
+if not item then return {0, false, 0, orphan} end
 local token = redis.call('INCR', KEYS[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 redis.call('HSET', KEYS[1], 'token', token, 'replica', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[4])
+redis.call('SET', KEYS[6], item, 'PX', ARGV[5])
 redis.call('DEL', KEYS[5])
-return {token, item, redis.call('LLEN', KEYS[2])}
+return {token, item, redis.call('LLEN', KEYS[2]), orphan}
 `)
 
 // TakeTurn acquires the conversation's free lease for replica and pops the
-// oldest waiting item in one step, recording replica as the owner. token is
-// 0 when the lease is held or the queue is empty; queued is the queue length
-// after the call.
-func (s *Store) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, err error) {
+// oldest waiting item in one step, recording replica as the owner and the
+// item as running. token is 0 when the lease is held or the queue is empty;
+// queued is the queue length after the call. orphan is the item a previous
+// holder was running when its lease lapsed without a release (it died
+// mid-turn); it is returned to one caller only, even when token is 0.
+func (s *Store) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, orphan []byte, err error) {
 	v, err := takeTurn.Run(ctx, s.client,
-		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Fence(conv), s.keys.Owner(conv), s.keys.Stop(conv)},
-		replica, ttl.Milliseconds(), FenceTTL.Milliseconds(), ConversationTTL.Milliseconds()).Slice()
+		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Fence(conv), s.keys.Owner(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+		replica, ttl.Milliseconds(), FenceTTL.Milliseconds(), ConversationTTL.Milliseconds(), RunningTTL.Milliseconds()).Slice()
 	if err != nil {
-		return 0, nil, 0, fmt.Errorf("take turn: %w", err)
+		return 0, nil, 0, nil, fmt.Errorf("take turn: %w", err)
 	}
 	token, _ = v[0].(int64)
 	if it, ok := v[1].(string); ok {
 		item = []byte(it)
 	}
 	n, _ := v[2].(int64)
-	return token, item, int(n), nil
+	if len(v) > 3 {
+		if o, ok := v[3].(string); ok {
+			orphan = []byte(o)
+		}
+	}
+	return token, item, int(n), orphan, nil
 }
 
-// nextTurn pops the next item for the token's holder, or releases the lease
-// when the queue is empty. A stop request belonged to the turn that just
-// ended, so it is cleared either way.
-// KEYS: lease, queue, stop. ARGV: token, lease TTL (ms).
+// nextTurn pops the next item for the token's holder and records it as
+// running, or releases the lease (and the running record) when the queue is
+// empty. A stop request belonged to the turn that just ended, so it is
+// cleared either way.
+// KEYS: lease, queue, stop, running. ARGV: token, lease TTL (ms), running
+// TTL (ms).
 var nextTurn = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return {0, false} end
 redis.call('DEL', KEYS[3])
 local item = redis.call('LPOP', KEYS[2])
 if not item then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[4])
   return {1, false}
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[4], item, 'PX', ARGV[3])
 return {1, item}
 `)
 
-// NextTurn pops the next waiting item for the holder of token and renews the
-// lease, or releases the lease when the queue is empty (item nil). held is
-// false, and nothing changes, when token no longer holds the lease.
+// NextTurn pops the next waiting item for the holder of token, records it as
+// running and renews the lease, or releases the lease when the queue is empty
+// (item nil). held is false, and nothing changes, when token no longer holds
+// the lease.
 func (s *Store) NextTurn(ctx context.Context, conv string, token int64, ttl time.Duration) (item []byte, held bool, err error) {
 	v, err := nextTurn.Run(ctx, s.client,
-		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Stop(conv)},
-		token, ttl.Milliseconds()).Slice()
+		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+		token, ttl.Milliseconds(), RunningTTL.Milliseconds()).Slice()
 	if err != nil {
 		return nil, false, fmt.Errorf("take next turn: %w", err)
 	}
@@ -88,10 +105,13 @@ func (s *Store) NextTurn(ctx context.Context, conv string, token int64, ttl time
 
 // renewLease extends the lease held with a token and says whether /stop
 // asked that turn to end.
-// KEYS: lease, stop. ARGV: token, lease TTL (ms).
+// The running record is renewed with it, so it outlives the lease only when
+// the holder stops renewing.
+// KEYS: lease, stop, running. ARGV: token, lease TTL (ms), running TTL (ms).
 var renewLease = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return {0, 0} end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 if redis.call('GET', KEYS[2]) == ARGV[1] then return {1, 1} end
 return {1, 0}
 `)
@@ -100,25 +120,27 @@ return {1, 0}
 // no longer holds it (it expired and another replica may have taken it);
 // stop is true when RequestStop was called for this holder.
 func (s *Store) RenewLease(ctx context.Context, conv string, token int64, ttl time.Duration) (held, stop bool, err error) {
-	v, err := renewLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv)},
-		token, ttl.Milliseconds()).Int64Slice()
+	v, err := renewLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+		token, ttl.Milliseconds(), RunningTTL.Milliseconds()).Int64Slice()
 	if err != nil {
 		return false, false, fmt.Errorf("renew lease: %w", err)
 	}
 	return v[0] == 1, v[1] == 1, nil
 }
 
-// releaseLease frees the lease if the token still holds it.
-// KEYS: lease, stop. ARGV: token.
+// releaseLease frees the lease, and forgets its running turn, if the token
+// still holds it.
+// KEYS: lease, stop, running. ARGV: token.
 var releaseLease = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1
 `)
 
-// ReleaseLease frees the lease if token still holds it.
+// ReleaseLease frees the lease if token still holds it; the holder's turn is
+// over, so nothing is recorded running any more.
 func (s *Store) ReleaseLease(ctx context.Context, conv string, token int64) (bool, error) {
-	n, err := releaseLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv)}, token).Int()
+	n, err := releaseLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv), s.keys.Running(conv)}, token).Int()
 	if err != nil {
 		return false, fmt.Errorf("release lease: %w", err)
 	}

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // An old holder whose lease expired can neither renew, release nor take the
@@ -18,18 +21,18 @@ func testLeaseFencing(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	old, item, left, err := s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond)
-	if err != nil || old == 0 || string(item) != "one" || left != 2 {
-		t.Fatalf("TakeTurn = %d %q %d %v, want a token, one, 2", old, item, left, err)
+	old, item, left, orphan, err := s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond)
+	if err != nil || old == 0 || string(item) != "one" || left != 2 || orphan != nil {
+		t.Fatalf("TakeTurn = %d %q %d %q %v, want a token, one, 2, no orphan", old, item, left, orphan, err)
 	}
 	// While held, nobody else takes it.
-	if tok, it, left, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute); err != nil || tok != 0 || it != nil || left != 2 {
-		t.Fatalf("TakeTurn while held = %d %q %d %v, want 0 nil 2", tok, it, left, err)
+	if tok, it, left, orphan, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute); err != nil || tok != 0 || it != nil || left != 2 || orphan != nil {
+		t.Fatalf("TakeTurn while held = %d %q %d %q %v, want 0 nil 2 nil", tok, it, left, orphan, err)
 	}
 	waitLeaseFree(t, s, conv)
-	fresh, item, _, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute)
-	if err != nil || fresh <= old || string(item) != "two" {
-		t.Fatalf("TakeTurn after expiry = %d %q %v, want a token > %d and two", fresh, item, err, old)
+	fresh, item, _, orphan, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	if err != nil || fresh <= old || string(item) != "two" || string(orphan) != "one" {
+		t.Fatalf("TakeTurn after expiry = %d %q %q %v, want a token > %d, two, and one orphaned", fresh, item, orphan, err, old)
 	}
 	if held, stop, err := s.RenewLease(ctx, conv, old, time.Minute); err != nil || held || stop {
 		t.Fatalf("old RenewLease = %v %v %v, want not held", held, stop, err)
@@ -56,6 +59,101 @@ func testLeaseFencing(t *testing.T, s *Store) {
 	}
 	if _, token, _ := s.Lease(ctx, conv); token != 0 {
 		t.Fatalf("lease still held by %d after the queue emptied", token)
+	}
+}
+
+// A turn's item is recorded running from the script that pops it until its
+// holder moves on or releases; only a lease that lapsed with a turn recorded
+// leaves an orphan, handed to exactly one TakeTurn, even with an empty queue.
+// Meanwhile the conversation stays pending so a poll finds the orphan.
+func TestRunningTurnRecord(t *testing.T) { forEachBackend(t, testRunningTurnRecord) }
+
+func testRunningTurnRecord(t *testing.T, s *Store) {
+	ctx := context.Background()
+	const conv = "c3"
+	running := func() string {
+		t.Helper()
+		v, err := s.Client().Get(ctx, s.Keys().Running(conv)).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatal(err)
+		}
+		return v
+	}
+	pending := func() int {
+		t.Helper()
+		p, err := s.Pending(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(p)
+	}
+	enqueue := func(items ...string) {
+		t.Helper()
+		for _, it := range items {
+			if _, _, err := s.Enqueue(ctx, conv, []byte(it), 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// A normal holder: each item is recorded while it runs, and the record
+	// goes with the lease, so nothing is ever orphaned.
+	enqueue("one", "two")
+	tok, _, _, orphan, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	if err != nil || tok == 0 || orphan != nil || running() != "one" {
+		t.Fatalf("TakeTurn = %d %q %v, running %q", tok, orphan, err, running())
+	}
+	if ttl := s.Client().PTTL(ctx, s.Keys().Running(conv)).Val(); ttl <= time.Minute || ttl > RunningTTL {
+		t.Fatalf("running TTL %v, want (lease TTL, %v]", ttl, RunningTTL)
+	}
+	if held, _, err := s.RenewLease(ctx, conv, tok, time.Minute); err != nil || !held {
+		t.Fatal(held, err)
+	}
+	if it, held, err := s.NextTurn(ctx, conv, tok, time.Minute); err != nil || !held || string(it) != "two" || running() != "two" {
+		t.Fatalf("NextTurn = %q %v %v, running %q", it, held, err, running())
+	}
+	// Queue empty, a turn running: the conversation stays pending.
+	if err := s.SettlePending(ctx, conv); err != nil || pending() != 1 {
+		t.Fatalf("SettlePending while a turn runs: %v, %d pending, want 1", err, pending())
+	}
+	if it, held, err := s.NextTurn(ctx, conv, tok, time.Minute); err != nil || !held || it != nil || running() != "" {
+		t.Fatalf("NextTurn on empty = %q %v %v, running %q, want released", it, held, err, running())
+	}
+	enqueue("three")
+	if tok, _, _, _, err = s.TakeTurn(ctx, conv, "a", time.Minute); err != nil || tok == 0 {
+		t.Fatal(tok, err)
+	}
+	if ok, err := s.ReleaseLease(ctx, conv, tok); err != nil || !ok || running() != "" {
+		t.Fatalf("ReleaseLease = %v %v, running %q, want released", ok, err, running())
+	}
+	if tok, it, left, orphan, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tok != 0 || it != nil || left != 0 || orphan != nil {
+		t.Fatalf("TakeTurn after releases = %d %q %d %q %v, want nothing", tok, it, left, orphan, err)
+	}
+	if err := s.SettlePending(ctx, conv); err != nil || pending() != 0 {
+		t.Fatalf("SettlePending when idle: %v, %d pending, want 0", err, pending())
+	}
+
+	// A holder that dies mid-turn with nothing queued behind it.
+	enqueue("four")
+	if tok, _, _, _, err = s.TakeTurn(ctx, conv, "a", 50*time.Millisecond); err != nil || tok == 0 {
+		t.Fatal(tok, err)
+	}
+	waitLeaseFree(t, s, conv)
+	if err := s.SettlePending(ctx, conv); err != nil || pending() != 1 {
+		t.Fatalf("SettlePending with an orphan: %v, %d pending, want 1", err, pending())
+	}
+	if tok, it, left, orphan, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tok != 0 || it != nil || left != 0 || string(orphan) != "four" {
+		t.Fatalf("TakeTurn on the orphan = %d %q %d %q %v, want only the orphan four", tok, it, left, orphan, err)
+	}
+	if _, _, _, orphan, err := s.TakeTurn(ctx, conv, "c", time.Minute); err != nil || orphan != nil {
+		t.Fatalf("second TakeTurn = %q %v, want the orphan handed out once", orphan, err)
+	}
+	if err := s.SettlePending(ctx, conv); err != nil || pending() != 0 {
+		t.Fatalf("SettlePending after the orphan: %v, %d pending, want 0", err, pending())
+	}
+	// The old holder's token can no longer renew, move on or release.
+	if held, _, err := s.RenewLease(ctx, conv, tok, time.Minute); err != nil || held {
+		t.Fatalf("dead holder's RenewLease = %v %v", held, err)
 	}
 }
 
@@ -88,7 +186,7 @@ func testStopRequest(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	token, _, _, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	token, _, _, _, err := s.TakeTurn(ctx, conv, "r", time.Minute)
 	if err != nil || token == 0 {
 		t.Fatal(token, err)
 	}

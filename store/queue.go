@@ -61,28 +61,44 @@ func (s *Store) Pending(ctx context.Context, max int) ([]string, error) {
 	return v, nil
 }
 
-// SettlePending drops conv from the pending set when its queue is empty. An
-// Enqueue racing with it pushes before it marks, so checking the queue again
-// after the removal and marking back catches every interleaving.
+// SettlePending drops conv from the pending set when its queue is empty and
+// no turn is recorded running: a running turn's holder may die, and the
+// conversation must stay where replicas poll so one of them finds the turn
+// once the lease lapses. An Enqueue racing with it pushes before it marks,
+// and a pop moves the item into the running record in one step, so checking
+// again after the removal and marking back catches every interleaving.
 func (s *Store) SettlePending(ctx context.Context, conv string) error {
-	qk, pk := s.keys.Queue(conv), s.keys.Pending()
-	n, err := s.client.LLen(ctx, qk).Result()
-	if err != nil {
-		return fmt.Errorf("settle pending: %w", err)
-	}
-	if n > 0 {
-		return nil
+	pk := s.keys.Pending()
+	busy, err := s.busy(ctx, conv)
+	if err != nil || busy {
+		return err
 	}
 	if err := s.client.SRem(ctx, pk, conv).Err(); err != nil {
 		return fmt.Errorf("settle pending: %w", err)
 	}
-	if n, err = s.client.LLen(ctx, qk).Result(); err != nil {
-		return fmt.Errorf("settle pending: %w", err)
+	if busy, err = s.busy(ctx, conv); err != nil {
+		return err
 	}
-	if n > 0 {
+	if busy {
 		return s.markPending(ctx, conv)
 	}
 	return nil
+}
+
+// busy reports whether conv has waiting items or a turn recorded running.
+// The queue is read first: an item popped in between is found running.
+func (s *Store) busy(ctx context.Context, conv string) (bool, error) {
+	var queued *redis.IntCmd
+	var running *redis.IntCmd
+	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		queued = p.LLen(ctx, s.keys.Queue(conv))
+		running = p.Exists(ctx, s.keys.Running(conv))
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("settle pending: %w", err)
+	}
+	return queued.Val() > 0 || running.Val() > 0, nil
 }
 
 // markPending adds conv to the pending set and renews the set's TTL, which

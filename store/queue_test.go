@@ -24,7 +24,7 @@ func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Equal(p, []string{conv}) {
 		t.Fatalf("Pending = %v %v", p, err)
 	}
-	token, item, left, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	token, item, left, _, err := s.TakeTurn(ctx, conv, "r", time.Minute)
 	if err != nil || token == 0 || string(item) != "a" || left != 2 {
 		t.Fatalf("TakeTurn = %d %q %d %v", token, item, left, err)
 	}
@@ -53,6 +53,17 @@ func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
 		if _, held, err := s.NextTurn(ctx, conv, token, time.Minute); err != nil || !held {
 			t.Fatal(held, err)
 		}
+	}
+	// The last item runs: pending until its holder releases, so a poll finds
+	// the turn if the holder dies.
+	if err := s.SettlePending(ctx, conv); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Pending(ctx, 10); len(p) != 1 {
+		t.Fatalf("Pending while the last item runs = %v", p)
+	}
+	if it, held, err := s.NextTurn(ctx, conv, token, time.Minute); err != nil || !held || it != nil {
+		t.Fatal(it, held, err)
 	}
 	if err := s.SettlePending(ctx, conv); err != nil {
 		t.Fatal(err)
@@ -92,6 +103,23 @@ func testDedupeAndFrames(t *testing.T, s *Store) {
 	}
 	if b, ok, err := s.LoadFrame(ctx, "s1"); err != nil || !ok || string(b) != "Rrunning" {
 		t.Fatalf("LoadFrame = %q %v %v", b, ok, err)
+	}
+
+	// A finished frame stays: SaveFrameUnless writes over anything else.
+	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Rfirst"), "F"); err != nil || !ok {
+		t.Fatalf("SaveFrameUnless on empty = %v %v", ok, err)
+	}
+	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Ffailed"), "F"); err != nil || !ok {
+		t.Fatalf("SaveFrameUnless over running = %v %v", ok, err)
+	}
+	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Flate answer"), "F"); err != nil || ok {
+		t.Fatalf("SaveFrameUnless over finished = %v %v, want false", ok, err)
+	}
+	if b, ok, err := s.LoadFrame(ctx, "s2"); err != nil || !ok || string(b) != "Ffailed" {
+		t.Fatalf("LoadFrame = %q %v %v, want the first finished frame", b, ok, err)
+	}
+	if ttl := s.Client().TTL(ctx, s.Keys().Frame("s2")).Val(); ttl <= 0 || ttl > FrameTTL {
+		t.Fatalf("frame TTL %v", ttl)
 	}
 }
 
