@@ -47,6 +47,18 @@ func (e *Engine) saveFrame(ctx context.Context, streamID string, state byte, con
 	return Frame{StreamID: streamID, Content: content, Finish: state == frameFinished}, nil
 }
 
+// saveTurnFrame writes a frame of a turn unless the stream is finished: a
+// finished frame is the last word, whether the turn's own or the failure
+// another replica wrote when this turn's lease lapsed, so a late write from a
+// holder that lost its lease can never replace it.
+func (e *Engine) saveTurnFrame(ctx context.Context, streamID string, state byte, content string) (bool, error) {
+	ok, err := e.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, content), string(rune(frameFinished)))
+	if err != nil {
+		return false, fmt.Errorf("save frame of stream %s: %w", streamID, err)
+	}
+	return ok, nil
+}
+
 // saveWaiting replaces a waiting frame (queue position) unless the message has
 // started meanwhile.
 func (e *Engine) saveWaiting(ctx context.Context, streamID, content string) (bool, error) {

@@ -32,6 +32,9 @@ type Frames interface {
 	// current frame starts with prefix, atomically; it reports whether it
 	// stored.
 	SaveFrameIf(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error)
+	// SaveFrameUnless stores frame unless the stream's current frame starts
+	// with prefix, atomically; it reports whether it stored.
+	SaveFrameUnless(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error)
 	// LoadFrame returns the stream's newest frame; ok is false when none.
 	LoadFrame(ctx context.Context, streamID string) (frame []byte, ok bool, err error)
 }

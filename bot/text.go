@@ -23,6 +23,9 @@ const (
 	textNothingToRun = "Nothing is running in this conversation."
 	textMoreHint     = "Send `/more` for the next part of the answer."
 	textNoMore       = "There is no more to show: the last answer was shown in full."
+	// textServerLost is the failure on the card of a turn whose server
+	// stopped (crashed, killed, lost) before finishing it.
+	textServerLost = "the server running this turn stopped before it finished. Send the message again."
 )
 
 func textMoreOf(prompt string) string {

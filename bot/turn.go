@@ -198,8 +198,17 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 			s.from = -1 // nothing left to deliver
 		}
 	}
-	if _, err := s.e.saveFrame(ctx, s.q.StreamID, state, content); err != nil {
+	saved, err := s.e.saveTurnFrame(ctx, s.q.StreamID, state, content)
+	switch {
+	case err != nil:
 		s.log.Warn("publish frame", "final", state == frameFinished, "err", err)
+	case !saved:
+		// Another replica finished this stream because this turn's lease
+		// lapsed: its card already tells the user to send the message
+		// again, so nothing more of this turn is shown or delivered.
+		s.log.Warn("stream was finished by another replica after this turn lost its lease; dropping the rest of the turn's output")
+		s.open = false
+		s.from = -1
 	}
 }
 

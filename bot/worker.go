@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // Why a turn's context was cancelled, read back with context.Cause.
@@ -90,10 +92,13 @@ func (e *Engine) tryStart(ctx context.Context, conv string) {
 			return
 		}
 	}
-	token, item, left, _, err := e.store.TakeTurn(ctx, conv, e.cfg.Replica, e.cfg.LeaseTTL)
+	token, item, left, orphan, err := e.store.TakeTurn(ctx, conv, e.cfg.Replica, e.cfg.LeaseTTL)
 	if err != nil {
 		e.log.Warn("take turn", "conv", conv, "err", err)
 		return
+	}
+	if orphan != nil {
+		e.failOrphan(ctx, conv, owner, orphan)
 	}
 	if token == 0 {
 		if left == 0 {
@@ -210,5 +215,30 @@ func (e *Engine) showPositions(ctx context.Context, conv string) {
 		if _, err := e.saveWaiting(ctx, q.StreamID, textQueued(i+1)); err != nil {
 			e.log.Warn("update queue position", "conv", conv, "err", err)
 		}
+	}
+}
+
+// failOrphan finishes the card of a turn whose replica stopped mid-turn: its
+// lease lapsed with the turn still recorded running. The message is lost with
+// that replica, so the card says so and asks for it again, unless the card
+// is already finished (the holder was slow, not dead, and got there first).
+func (e *Engine) failOrphan(ctx context.Context, conv, owner string, item []byte) {
+	var q queued
+	if err := json.Unmarshal(item, &q); err != nil {
+		e.log.Error("drop undecodable orphaned turn", "conv", conv, "err", err)
+		return
+	}
+	log := e.log.With("conv", conv, "msgid", q.MsgID, "stream", q.StreamID, "turn_replica", owner)
+	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom),
+		cards.WithProgressStyle(cards.ProgressStyle(e.cfg.ProgressStyle)))
+	card.SetStatus(cards.Status{State: cards.StateFailed, Detail: textServerLost})
+	saved, err := e.saveTurnFrame(ctx, q.StreamID, frameFinished, card.Stream(0, 0).Content)
+	switch {
+	case err != nil:
+		log.Error("mark the turn of a stopped replica failed", "err", err)
+	case saved:
+		log.Warn("the replica running a turn stopped before finishing it; its card now says so")
+	default:
+		log.Info("the turn of a lapsed lease had already finished its card")
 	}
 }
