@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -17,17 +15,16 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // wecodexBin builds cmd/wecodex into a temporary directory (the build cache
 // makes this cheap after the first time).
 func wecodexBin(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "wecodex")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/wecodex/wecodex/cmd/wecodex")
-	cmd.Dir = moduleRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/wecodex: %v\n%s", err, out)
+	bin, err := testenv.BuildWecodex(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // serverLost is the whole frame of a turn whose replica stopped mid-turn.
@@ -148,13 +149,13 @@ func shortLease(cfg bot.Config) bot.Config {
 // the lost turn's card failed, saying to send the message again, logs it
 // without the message text, and runs the message that waited.
 func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
-	prefix := newPrefix(t)
-	sa := newFailingStore(openStore(t, prefix))
+	prefix := testenv.Prefix(t, "bot")
+	sa := newFailingStore(testenv.OpenStore(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
 	var logs logBuffer
 	cfgB := testConfig(t, "b")
 	cfgB.Logger = logs.logger()
-	b := newReplica(t, openStore(t, prefix), cfgB)
+	b := newReplica(t, testenv.OpenStore(t, prefix), cfgB)
 	a.run(t)
 
 	first := receive(t, a.e, msg("m1", "alice", "block"))
@@ -194,10 +195,10 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 // back and writes its answer, the write loses: the card keeps the failure and
 // nothing of the late answer is delivered.
 func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
-	prefix := newPrefix(t)
-	sa := newFailingStore(openStore(t, prefix))
+	prefix := testenv.Prefix(t, "bot")
+	sa := newFailingStore(testenv.OpenStore(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
-	b := newReplica(t, openStore(t, prefix), testConfig(t, "b"))
+	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
 	a.run(t)
 	first := receive(t, a.e, msg("m1", "alice", "gate:late"))
 	waitStarted(t, a.agent, "gate:late")
@@ -231,13 +232,13 @@ func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 // Turns that end normally release their record: when their replica is killed
 // afterwards, the next message is taken over and no earlier card is touched.
 func TestFinishedTurnIsNeverMarkedFailed(t *testing.T) {
-	prefix := newPrefix(t)
-	sa := newFailingStore(openStore(t, prefix))
+	prefix := testenv.Prefix(t, "bot")
+	sa := newFailingStore(testenv.OpenStore(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
 	var logs logBuffer
 	cfgB := testConfig(t, "b")
 	cfgB.Logger = logs.logger()
-	stB := openStore(t, prefix)
+	stB := testenv.OpenStore(t, prefix)
 	b := newReplica(t, stB, cfgB)
 	a.run(t)
 	b.run(t)

@@ -10,12 +10,13 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 const thinking = "⏳ Thinking…"
 
 func TestRepeatedMessageRunsOneTurn(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	m := msg("m1", "alice", "hello")
 	var wg sync.WaitGroup
@@ -44,7 +45,7 @@ func TestRepeatedMessageRunsOneTurn(t *testing.T) {
 }
 
 func TestRefusedUserStartsNothing(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	for _, m := range []bot.Message{msg("m1", "mallory", "rm -rf /"), msg("m2", "mallory", "/status")} {
 		f := receive(t, r.e, m)
@@ -89,7 +90,7 @@ func TestAccess(t *testing.T) {
 }
 
 func TestStopCancelsTheRunningTurn(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	f := receive(t, r.e, msg("m1", "alice", "block"))
 	waitStarted(t, r.agent, "block")
@@ -118,7 +119,7 @@ func TestStopCancelsTheRunningTurn(t *testing.T) {
 }
 
 func TestQueuedMessageWaitsItsTurn(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	first := receive(t, r.e, msg("m1", "alice", "gate:one"))
 	if first.Content != thinking || first.Finish {
@@ -156,7 +157,7 @@ func TestQueuedMessageWaitsItsTurn(t *testing.T) {
 }
 
 func TestNewStartsAFreshSession(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "one")).StreamID)
 	if f := receive(t, r.e, msg("m2", "alice", "/new")); f.Content != "OK — the next message starts a fresh session." || !f.Finish {
@@ -179,7 +180,7 @@ func TestNewStartsAFreshSession(t *testing.T) {
 }
 
 func TestAgentErrorFailsTheCardAndTheNextMessageWorks(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "fail")).StreamID).Content
 	want := card{text: "fail", status: cards.Status{State: cards.StateFailed, Detail: "codex crashed"}}.render()
@@ -195,7 +196,7 @@ func TestAgentErrorFailsTheCardAndTheNextMessageWorks(t *testing.T) {
 func TestTurnTimeoutFails(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.TurnTimeout = 50 * time.Millisecond
-	r := newReplica(t, openStore(t, newPrefix(t)), cfg)
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "block")).StreamID).Content
 	failed := cards.Status{State: cards.StateFailed, Detail: "timed out after 50ms (agent.turn_timeout)"}
@@ -214,7 +215,7 @@ func TestTurnTimeoutFails(t *testing.T) {
 func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.StreamWindow = time.Nanosecond
-	r := newReplica(t, openStore(t, newPrefix(t)), cfg)
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	text := "gate:w"
 	id := receive(t, r.e, msg("m1", "alice", text)).StreamID
@@ -247,7 +248,7 @@ func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
 // shows the start, the Deliverer one more part, and /more the rest — every
 // byte exactly once, each reply within WeCom's cap.
 func TestLongAnswerContinuesThroughTheDelivererAndMore(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	text := "big:50000"
 	id := receive(t, r.e, msg("m1", "alice", text)).StreamID

@@ -2,73 +2,23 @@ package bot_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
 )
 
 var _ bot.Store = (*store.Store)(nil)
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// newPrefix returns a key prefix of the test's own; every key under it is
-// deleted when the test ends.
-func newPrefix(t testing.TB) string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "wecodex-bot-test:" + hex.EncodeToString(b[:]) + ":"
-	t.Cleanup(func() {
-		opt := redisOptions(t)
-		c := redis.NewClient(opt)
-		defer c.Close()
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-	})
-	return prefix
-}
-
-func redisOptions(t testing.TB) *redis.Options {
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379"
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("REDIS_URL %q: %v", url, err)
-	}
-	return opt
-}
-
-// openStore opens the real Redis under prefix.
-func openStore(t testing.TB, prefix string) *store.Store {
-	t.Helper()
-	opt := redisOptions(t)
-	s, err := store.Open(context.Background(), store.Options{Addrs: []string{opt.Addr}, Password: opt.Password, DB: opt.DB, Prefix: prefix}, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Ping(context.Background()); err != nil {
-		t.Fatalf("no Redis at REDIS_URL (start redis-server): %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
 
 // deliveries records what the engine delivered after the stream.
 type deliveries struct {
@@ -237,7 +187,7 @@ func bodies(ds []bot.Delivery) string {
 func benchReplica(b *testing.B) *replica {
 	cfg := bot.Config{Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quiet()}
 	r := &replica{agent: newFakeAgent("bench"), out: &deliveries{}}
-	e, err := bot.New(cfg, openStore(b, newPrefix(b)), r.agent, r.out)
+	e, err := bot.New(cfg, testenv.OpenStore(b, testenv.Prefix(b, "bot")), r.agent, r.out)
 	if err != nil {
 		b.Fatal(err)
 	}

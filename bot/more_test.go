@@ -10,14 +10,15 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // A replica that died holding the lease (no release, no heartbeat) blocks its
 // conversation only until the lease expires; then another replica runs the
 // waiting messages.
 func TestDeadReplicaLeaseExpires(t *testing.T) {
-	prefix := newPrefix(t)
-	st := openStore(t, prefix)
+	prefix := testenv.Prefix(t, "bot")
+	st := testenv.OpenStore(t, prefix)
 	ctx := context.Background()
 	if _, _, err := st.Enqueue(ctx, "alice", []byte("popped by the ghost"), 5); err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 
 // A permission decision shows on the card of the turn that asked.
 func TestPermissionDecisionShowsOnTheCard(t *testing.T) {
-	r := newReplica(t, openStore(t, newPrefix(t)), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.agent.permission = r.e.ReportPermissions(acpbridge.Policy(acpbridge.ApprovalDeny))
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "ask")).StreamID).Content
@@ -56,7 +57,7 @@ func TestPermissionDecisionShowsOnTheCard(t *testing.T) {
 func TestGroupChatIsOneConversation(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.Access = bot.Access{AllowChats: []string{"chat1"}}
-	r := newReplica(t, openStore(t, newPrefix(t)), cfg)
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	m := bot.Message{ID: "g1", Conversation: "chat1", User: "carol", ChatType: bot.ChatGroup,
 		Text: bot.StripMention("@wecodex  list the files", "wecodex")}

@@ -7,6 +7,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // Two replicas on one Redis: a message received by one is answered from the
@@ -14,9 +15,9 @@ import (
 // when it stops mid-queue the other takes the queue over with a fresh
 // session and says so.
 func TestTwoReplicasShareFramesAndTakeOver(t *testing.T) {
-	prefix := newPrefix(t)
-	a := newReplica(t, openStore(t, prefix), testConfig(t, "a"))
-	b := newReplica(t, openStore(t, prefix), testConfig(t, "b"))
+	prefix := testenv.Prefix(t, "bot")
+	a := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "a"))
+	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
 	a.run(t)
 
 	first := receive(t, a.e, msg("m1", "alice", "block"))
@@ -64,9 +65,9 @@ func TestTwoReplicasShareFramesAndTakeOver(t *testing.T) {
 
 // /stop received by one replica stops the turn running on another.
 func TestStopReachesAnotherReplica(t *testing.T) {
-	prefix := newPrefix(t)
-	a := newReplica(t, openStore(t, prefix), testConfig(t, "a"))
-	b := newReplica(t, openStore(t, prefix), testConfig(t, "b"))
+	prefix := testenv.Prefix(t, "bot")
+	a := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "a"))
+	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
 	a.run(t)
 	first := receive(t, a.e, msg("m1", "alice", "block"))
 	waitStarted(t, a.agent, "block")

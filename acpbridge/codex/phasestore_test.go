@@ -2,13 +2,9 @@ package codex
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"log/slog"
-	"net/url"
-	"os"
 	"testing"
 
+	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -16,29 +12,7 @@ import (
 // key prefix of this test's own.
 func redisStore(t *testing.T) *store.Store {
 	t.Helper()
-	raw := os.Getenv("REDIS_URL")
-	if raw == "" {
-		raw = "redis://127.0.0.1:6379"
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("REDIS_URL %q: %v", raw, err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	opts := store.Options{Addrs: []string{u.Host}, Prefix: "wecodex-test-codex-" + hex.EncodeToString(b[:]) + ":"}
-	if pw, ok := u.User.Password(); ok {
-		opts.Password = pw
-	}
-	s, err := store.Open(context.Background(), opts, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("open redis: %v", err)
-	}
-	if err := s.Ping(context.Background()); err != nil {
-		t.Fatalf("redis at %s does not answer: %v (start one or set REDIS_URL)", raw, err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return testenv.OpenStore(t, testenv.Prefix(t, "codex"))
 }
 
 // A translator that starts after an item's item/started (another process, or

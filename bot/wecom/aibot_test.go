@@ -1,28 +1,22 @@
 package wecom_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
+	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -32,57 +26,6 @@ const (
 	hookBotID  = "aibot-test"
 	thinking   = "⏳ Thinking…"
 )
-
-// syncBuffer collects log output written from request goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// openStore opens the real Redis at REDIS_URL under a prefix of the test's
-// own and deletes every key under it at the end.
-func openStore(t testing.TB) *store.Store {
-	t.Helper()
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379"
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("REDIS_URL %q: %v", url, err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "wecodex-test:aibot:" + hex.EncodeToString(b[:]) + ":"
-	ctx := context.Background()
-	st, err := store.Open(ctx, store.Options{Addrs: []string{opt.Addr}, Password: opt.Password, DB: opt.DB, Prefix: prefix},
-		slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Ping(ctx); err != nil {
-		t.Fatalf("no Redis answers at %s (set REDIS_URL or start redis-server): %v", url, err)
-	}
-	t.Cleanup(func() {
-		for _, k := range keys(t, st) {
-			st.Client().Del(ctx, k)
-		}
-		_ = st.Close()
-	})
-	return st
-}
 
 func keys(t testing.TB, st *store.Store) []string {
 	t.Helper()
@@ -99,14 +42,14 @@ func keys(t testing.TB, st *store.Store) []string {
 type hookSetup struct {
 	st   *store.Store
 	sim  *wecomsim.Sim
-	logs *syncBuffer
+	logs *testenv.LogBuffer
 	urls *wecomsim.ResponseURLServer
 	base string // the test server's URL
 }
 
 func newHook(t *testing.T) *hookSetup {
 	t.Helper()
-	st := openStore(t)
+	st := testenv.OpenStore(t, testenv.Prefix(t, "aibot"))
 	agent := codex.New(codex.Options{Bin: filepath.Join(t.TempDir(), "never-started")})
 	t.Cleanup(func() { _ = agent.Close() })
 	eng, err := bot.New(bot.Config{
@@ -117,7 +60,7 @@ func newHook(t *testing.T) *hookSetup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testenv.LogBuffer{}
 	h, err := wecom.NewAIBotWebhook(wecom.AIBotWebhookOptions{
 		Token: hookToken, EncodingAESKey: hookAESKey, Engine: eng,
 		Logger: slog.New(slog.NewTextHandler(logs, nil)),

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // The AI bot's credentials in the end-to-end tests (not secrets).
@@ -39,7 +38,6 @@ type e2e struct {
 	h         *codextest.Harness
 	redisURL  *redis.Options
 	prefix    string
-	rdb       *redis.Client
 	urls      *wecomsim.ResponseURLServer
 	workspace string
 	acp       bool // agent.kind acp (wecodex codex-acp) instead of codex
@@ -50,35 +48,14 @@ func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
 	// No sandbox: whether bubblewrap is installed would add a machine-
 	// dependent warning to every card. The scripted turns run no command.
 	h := codextest.StartWith(t, script, scriptedmodel.HomeOptions{SandboxMode: "danger-full-access"})
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379"
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("REDIS_URL %q: %v", url, err)
-	}
-	rdb := redis.NewClient(opt)
-	ctx := context.Background()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		t.Fatalf("no Redis answers at %s (set REDIS_URL or start redis-server): %v", url, err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "wecodex-test:e2e:" + hex.EncodeToString(b[:]) + ":"
-	t.Cleanup(func() {
-		keys, _ := rdb.Keys(ctx, prefix+"*").Result()
-		for _, k := range keys {
-			rdb.Del(ctx, k)
-		}
-		_ = rdb.Close()
-	})
+	opt := testenv.RedisOptions(t)
+	prefix := testenv.Prefix(t, "e2e")
 	urls, err := wecomsim.NewResponseURLServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = urls.Close() })
-	return &e2e{h: h, redisURL: opt, prefix: prefix, rdb: rdb, urls: urls, workspace: t.TempDir()}
+	return &e2e{h: h, redisURL: opt, prefix: prefix, urls: urls, workspace: t.TempDir()}
 }
 
 // config is the serve config for this setup plus extra YAML sections.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // wecodexBin is the binary under test, built once by TestMain.
@@ -25,10 +27,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	wecodexBin = filepath.Join(dir, "wecodex")
-	build := exec.Command("go", "build", "-o", wecodexBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	wecodexBin, err = testenv.BuildWecodex(dir)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build wecodex:", err)
 		os.Exit(1)
 	}

@@ -1,23 +1,18 @@
 package demo
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 // ChromiumEnv points the browser tests at a Chromium other than Debian's.
@@ -32,10 +27,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	wecodexBin = filepath.Join(dir, "wecodex")
-	build := exec.Command("go", "build", "-o", wecodexBin, "github.com/wecodex/wecodex/cmd/wecodex")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	wecodexBin, err = testenv.BuildWecodex(dir)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build wecodex:", err)
 		os.Exit(1)
 	}
@@ -58,30 +51,8 @@ func moduleRoot(t *testing.T) string {
 // redis://127.0.0.1:6379) under a key prefix of its own, deleted at cleanup.
 func redisEnv(t *testing.T) []string {
 	t.Helper()
-	u := os.Getenv("REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatalf("REDIS_URL %q: %v", u, err)
-	}
-	prefix := "wecodex-test-playground-" + randomHex(6) + ":"
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
-		}
-		if err := iter.Err(); err != nil {
-			t.Errorf("clean up redis keys %s*: %v", prefix, err)
-		}
-		_ = rdb.Close()
-	})
-	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("redis at %s: %v (start one, or set REDIS_URL)", opt.Addr, err)
-	}
+	opt := testenv.RedisOptions(t)
+	prefix := testenv.Prefix(t, "playground")
 	return []string{
 		"WECODEX_REDIS_ADDR=" + opt.Addr,
 		"WECODEX_REDIS_PASSWORD=" + opt.Password,
@@ -90,29 +61,11 @@ func redisEnv(t *testing.T) []string {
 	}
 }
 
-// syncBuffer collects serve's log for a failing test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startDemo runs the demo setup — real wecodex serve, real Codex on the demo
 // script, real Redis — on a free loopback port, with env added last.
 func startDemo(t *testing.T, env ...string) *Demo {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.LogBuffer{}
 	all := append(redisEnv(t), "WECODEX_SERVER_ADDR=127.0.0.1:0")
 	d, err := Start(context.Background(), Options{
 		Wecodex: wecodexBin,
@@ -181,10 +134,4 @@ func browser(t *testing.T) context.Context {
 // instead of hanging it; it is a deadline, not a speed assertion.
 func guard(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, 2*time.Minute)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
