@@ -93,53 +93,15 @@ func (a *Agent) handleOther(c *conn, method string, params []byte) {
 		th = a.lookupThread(threadID)
 	}
 
-	switch method {
-	case "turn/started", "turn/completed":
-		if th == nil {
-			return
-		}
-		var n turnNotification
-		if err := json.Unmarshal(params, &n); err != nil {
-			a.log.Warn("decode "+method, "err", err)
-			return
-		}
-		ts := th.turn.Load()
-		if ts == nil || (ts.readID != "" && ts.readID != n.Turn.ID) {
-			return
-		}
-		if method == "turn/started" {
-			ts.readID = n.Turn.ID
-			if ts.setID(n.Turn.ID) {
-				a.interruptAsync(c, th.id, n.Turn.ID)
-			}
-			return
-		}
-		th.turn.CompareAndSwap(ts, nil)
-		ts.finish(n.Turn)
-		return
-	case "item/started":
+	if method == "turn/started" || method == "turn/completed" {
 		if th != nil {
-			th.tr.itemStarted(params, th.sinkFor(turnID))
+			a.turnEvent(c, th, method, params)
 		}
 		return
-	case "item/completed":
+	}
+	if translate := translation(method); translate != nil {
 		if th != nil {
-			th.tr.itemCompleted(params, th.sinkFor(turnID))
-		}
-		return
-	case "item/reasoning/summaryPartAdded":
-		if th != nil {
-			th.tr.reasoningPart(params, th.sinkFor(turnID))
-		}
-		return
-	case "turn/plan/updated":
-		if th != nil {
-			th.tr.plan(params, th.sinkFor(turnID))
-		}
-		return
-	case "thread/tokenUsage/updated":
-		if th != nil {
-			th.tr.usage(params, th.sinkFor(turnID))
+			translate(th.tr, params, th.sinkFor(turnID))
 		}
 		return
 	}
@@ -189,4 +151,45 @@ func (a *Agent) handleRequest(c *conn, id json.RawMessage, method string, params
 			a.log.Warn("answer codex request", "method", method, "err", err)
 		}
 	}
+}
+
+// translation is the translator step for a notification about a thread's
+// items, plan or usage; nil for any other method.
+func translation(method string) func(*translator, []byte, acpbridge.Sink) {
+	switch method {
+	case "item/started":
+		return (*translator).itemStarted
+	case "item/completed":
+		return (*translator).itemCompleted
+	case "item/reasoning/summaryPartAdded":
+		return (*translator).reasoningPart
+	case "turn/plan/updated":
+		return (*translator).plan
+	case "thread/tokenUsage/updated":
+		return (*translator).usage
+	}
+	return nil
+}
+
+// turnEvent follows the running turn of th: turn/started gives its id,
+// turn/completed ends it.
+func (a *Agent) turnEvent(c *conn, th *thread, method string, params []byte) {
+	var n turnNotification
+	if err := json.Unmarshal(params, &n); err != nil {
+		a.log.Warn("decode "+method, "err", err)
+		return
+	}
+	ts := th.turn.Load()
+	if ts == nil || (ts.readID != "" && ts.readID != n.Turn.ID) {
+		return
+	}
+	if method == "turn/started" {
+		ts.readID = n.Turn.ID
+		if ts.setID(n.Turn.ID) {
+			a.interruptAsync(c, th.id, n.Turn.ID)
+		}
+		return
+	}
+	th.turn.CompareAndSwap(ts, nil)
+	ts.finish(n.Turn)
 }
