@@ -21,21 +21,7 @@ import (
 // wecodexBin is the binary under test, built once by TestMain.
 var wecodexBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wecodex-cmd-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	wecodexBin, err = testenv.BuildWecodex(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build wecodex:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.RunWithWecodex(m, &wecodexBin) }
 
 // command runs the binary with no WECODEX_* variables from the caller's
 // environment, so only the test's config counts.

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,21 +20,7 @@ const ChromiumEnv = "WECODEX_TEST_CHROMIUM"
 // wecodexBin is the binary built once for the package's tests by TestMain.
 var wecodexBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wecodex-demo-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	wecodexBin, err = testenv.BuildWecodex(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build wecodex:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.RunWithWecodex(m, &wecodexBin) }
 
 // moduleRoot is two levels above this package.
 func moduleRoot(t *testing.T) string {

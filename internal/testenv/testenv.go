@@ -112,6 +112,24 @@ func BuildWecodex(dir string) (string, error) {
 	return bin, nil
 }
 
+// RunWithWecodex is a TestMain body: it builds cmd/wecodex once into a temp
+// dir, stores its path in *bin, runs the package's tests and exits with their
+// code, removing the build afterwards.
+func RunWithWecodex(m *testing.M, bin *string) {
+	dir, err := os.MkdirTemp("", "wecodex-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if *bin, err = BuildWecodex(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "build wecodex:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // LogBuffer collects log output written from other goroutines (request
 // handlers, a child process's pipes) for the test to read.
 type LogBuffer struct {
