@@ -296,3 +296,19 @@ func statusCode(err error) int {
 	}
 	return 0
 }
+
+// sendUntilGate sends m and waits until the model stream it starts is held at
+// gate, so the test acts mid-turn.
+func sendUntilGate(t *testing.T, ctx context.Context, sim *wecomsim.Sim, m wecomsim.Message, gate *scriptedmodel.Gate) *wecomsim.Stream {
+	t.Helper()
+	s, err := sim.Send(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gate.Reached():
+	case <-ctx.Done():
+		t.Fatal("the model stream never reached the gate")
+	}
+	return s
+}

@@ -92,15 +92,7 @@ func TestE2EStopAndQueue(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	first, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a long task"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-gate.Reached():
-	case <-ctx.Done():
-		t.Fatal("the model stream never reached the gate")
-	}
+	first := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "a long task"}, gate)
 	waitForFrame(t, ctx, b.sim, first.ID, "Reading the code first.")
 	second, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a second task"})
 	if err != nil {
@@ -226,15 +218,7 @@ func TestE2ECodexCrash(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	first, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "crash please"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-gate.Reached():
-	case <-ctx.Done():
-		t.Fatal("the model stream never reached the gate")
-	}
+	first := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "crash please"}, gate)
 	groups := appServerGroups(b.cmd.Process.Pid)
 	if len(groups) != 1 {
 		t.Fatalf("serve has %d child process groups %v, want the one app-server", len(groups), groups)
@@ -343,15 +327,7 @@ func TestE2EShutdownMidTurn(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	s, err := a.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a task to interrupt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-gate.Reached():
-	case <-ctx.Done():
-		t.Fatal("the model stream never reached the gate")
-	}
+	s := sendUntilGate(t, ctx, a.sim, wecomsim.Message{From: "alice", Text: "a task to interrupt"}, gate)
 	// Either replica may have taken the turn: the one running it has an
 	// app-server.
 	runner, other := a, b
