@@ -40,54 +40,25 @@ func (a *Agent) handleNotification(c *conn, method, params []byte) {
 		a.handleOther(c, string(method), params)
 		return
 	}
-	var threadID, turnID, itemID, delta []byte
-	f := newFields(params)
-	for {
-		k, v, ok := f.next()
-		if !ok {
-			break
-		}
-		switch string(k) {
-		case "threadId":
-			threadID, _, _ = rawString(v)
-		case "turnId":
-			turnID, _, _ = rawString(v)
-		case "itemId":
-			itemID, _, _ = rawString(v)
-		case "delta":
-			delta = v
-		}
-	}
-	th := a.lookupThread(threadID)
-	if th == nil || f.err != nil {
+	e, err := scanRouting(params)
+	th := a.lookupThread(e.threadID)
+	if th == nil || err != nil {
 		return
 	}
-	sink := th.sinkFor(turnID)
+	sink := th.sinkFor(e.turnID)
 	switch string(method) {
 	case "item/agentMessage/delta":
-		th.tr.agentDelta(itemID, delta, sink)
+		th.tr.agentDelta(e.itemID, e.delta, sink)
 	case "item/commandExecution/outputDelta":
-		th.tr.commandOutputDelta(itemID, delta, sink)
+		th.tr.commandOutputDelta(e.itemID, e.delta, sink)
 	default:
-		th.tr.reasoningDelta(itemID, delta, sink)
+		th.tr.reasoningDelta(e.itemID, e.delta, sink)
 	}
 }
 
 func (a *Agent) handleOther(c *conn, method string, params []byte) {
-	var threadID, turnID []byte
-	f := newFields(params)
-	for {
-		k, v, ok := f.next()
-		if !ok {
-			break
-		}
-		switch string(k) {
-		case "threadId":
-			threadID, _, _ = rawString(v)
-		case "turnId":
-			turnID, _, _ = rawString(v)
-		}
-	}
+	e, _ := scanRouting(params)
+	threadID, turnID := e.threadID, e.turnID
 	var th *thread
 	if threadID != nil {
 		th = a.lookupThread(threadID)
@@ -192,4 +163,33 @@ func (a *Agent) turnEvent(c *conn, th *thread, method string, params []byte) {
 	}
 	th.turn.CompareAndSwap(ts, nil)
 	ts.finish(n.Turn)
+}
+
+// routing is where a notification goes: the ids every thread notification
+// carries, and a delta's text (still JSON-encoded), as slices of params.
+type routing struct {
+	threadID, turnID, itemID, delta []byte
+}
+
+// scanRouting reads the routing fields of params with the allocation-free
+// scanner; the other fields are skipped.
+func scanRouting(params []byte) (routing, error) {
+	var r routing
+	f := newFields(params)
+	for {
+		k, v, ok := f.next()
+		if !ok {
+			return r, f.err
+		}
+		switch string(k) {
+		case "threadId":
+			r.threadID, _, _ = rawString(v)
+		case "turnId":
+			r.turnID, _, _ = rawString(v)
+		case "itemId":
+			r.itemID, _, _ = rawString(v)
+		case "delta":
+			r.delta = v
+		}
+	}
 }
