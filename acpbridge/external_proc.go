@@ -68,7 +68,7 @@ func (a *ExternalAgent) startProc(ctx context.Context, gen uint64) (*agentProc, 
 	if err != nil {
 		stdoutR.Close()
 		stderrR.Close()
-		return nil, fmt.Errorf("start agent %s: %w", a.opts.Command[0], err)
+		return nil, StartFailure(fmt.Errorf("start agent %s: %w", a.opts.Command[0], err))
 	}
 
 	p := &agentProc{gen: gen, cmd: cmd, stdin: stdin, exited: make(chan struct{})}

@@ -36,6 +36,10 @@ type Options struct {
 	Permissions acpbridge.PermissionFunc
 	// Logger receives operational logs; nil discards them.
 	Logger *slog.Logger
+	// MaxReconnects is how many times a turn may see Codex retry a model
+	// request that never reached the provider before the turn fails as
+	// provider-unreachable; 0 means defaultMaxReconnects.
+	MaxReconnects int
 }
 
 // Agent is an acpbridge.Agent backed by one `codex app-server` process,
@@ -50,16 +54,13 @@ type Agent struct {
 
 	startMu sync.Mutex // serializes process starts
 
-	mu      sync.Mutex
-	conn    *conn
-	gen     int // incremented per process start
-	closed  bool
-	threads map[string]*thread
-	notices []acpbridge.Notice // process-wide notices waiting for a turn to show them
+	mu       sync.Mutex
+	conn     *conn
+	gen      int // incremented per process start
+	closed   bool
+	threads  map[string]*thread
+	warnings []string // distinct environment warnings, for Warnings
 }
-
-// maxPendingNotices bounds process-wide notices kept while no turn runs.
-const maxPendingNotices = 8
 
 // thread is one Codex thread, i.e. one ACP session.
 type thread struct {
@@ -226,9 +227,6 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 		th.release()
 		return "", err
 	}
-	for _, n := range a.takeNotices() {
-		sink.Notice(n)
-	}
 	ts := newTurn(a.ctx, sink)
 	th.turn.Store(ts)
 
@@ -266,6 +264,9 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 	select {
 	case <-ts.done:
 		th.release()
+		if ts.failure != nil {
+			return "", ts.failure
+		}
 		return stopReason(ts.result)
 	case <-c.done:
 		th.turn.CompareAndSwap(ts, nil)
@@ -316,11 +317,7 @@ func stopReason(t turn) (acp.StopReason, error) {
 	case "interrupted":
 		return acp.StopReasonCancelled, nil
 	case "failed":
-		msg := "codex turn failed"
-		if t.Error != nil && t.Error.Message != "" {
-			msg = withDetails(t.Error.Message, t.Error.AdditionalDetails)
-		}
-		return "", errors.New(msg)
+		return "", turnFailure(t.Error)
 	default:
 		return acp.StopReasonEndTurn, nil
 	}
@@ -373,15 +370,6 @@ func (a *Agent) Close() error {
 	return nil
 }
 
-// takeNotices hands process-wide notices to the next turn.
-func (a *Agent) takeNotices() []acpbridge.Notice {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	n := a.notices
-	a.notices = nil
-	return n
-}
-
 // turnState is one running turn.
 type turnState struct {
 	sink     acpbridge.Sink
@@ -390,7 +378,14 @@ type turnState struct {
 	ctx  context.Context // cancelled when the turn ends: pending approvals answer "cancel"
 	stop context.CancelFunc
 
-	readID string // turn id as the read loop knows it; owned by the read loop
+	// Owned by the read loop: the turn id as it knows it, and what it has
+	// made of Codex's error notifications (failure.go). failure is set
+	// before done is closed.
+	readID     string
+	retryShown bool       // a retry notice is on the card
+	reconnects int        // retries that never reached the provider
+	finalError *turnError // a non-retry error held until turn/completed
+	failure    error      // the turn was ended for this reason
 
 	mu              sync.Mutex
 	id              string

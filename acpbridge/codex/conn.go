@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // ErrAppServerExited is wrapped by every error caused by the app-server
@@ -113,7 +115,7 @@ func startConn(ctx context.Context, bin string, config map[string]string, env []
 	stdoutW.Close() // the app-server has its own copy
 	if err != nil {
 		stdout.Close()
-		return nil, fmt.Errorf("start codex app-server (%s): %w", bin, err)
+		return nil, acpbridge.StartFailure(fmt.Errorf("start codex app-server (%s): %w", bin, err))
 	}
 	c := &conn{
 		cmd: cmd, stdin: stdin, stderr: stderr, h: h, log: log,
@@ -161,7 +163,7 @@ func (c *conn) readLoop(stdout io.ReadCloser) {
 	c.log.Warn("codex app-server exited", "status", status)
 
 	c.mu.Lock()
-	c.exitErr = fmt.Errorf("%w: %s", ErrAppServerExited, detail)
+	c.exitErr = acpbridge.E(acpbridge.KindCrashed, fmt.Errorf("%w: %s", ErrAppServerExited, detail))
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()

@@ -72,7 +72,16 @@ func (a *Agent) handleOther(c *conn, method string, params []byte) {
 	}
 	if translate := translation(method); translate != nil {
 		if th != nil {
+			if method == "item/started" {
+				th.modelAnswered(turnID)
+			}
 			translate(th.tr, params, th.sinkFor(turnID))
+		}
+		return
+	}
+	if method == "error" {
+		if ts := th.runningTurn(turnID); ts != nil {
+			a.turnErrorNotice(c, th, ts, params)
 		}
 		return
 	}
@@ -82,31 +91,36 @@ func (a *Agent) handleOther(c *conn, method string, params []byte) {
 		a.log.Debug("ignored codex notification", "method", method)
 		return
 	}
-	if th != nil {
-		if ts := th.turn.Load(); ts != nil && !ts.detached.Load() {
-			th.sinkFor(turnID).Notice(n)
-			return
-		}
+	if isAdminNotice(method) {
+		a.adminWarning(n.Text)
+		return
 	}
-	a.processNotice(n)
+	if ts := th.runningTurn(turnID); ts != nil {
+		ts.sink.Notice(n)
+	}
 }
 
-// processNotice shows a notice that names no running turn (a config warning
-// at startup, a deprecation) on every running turn, or keeps it for the next.
-func (a *Agent) processNotice(n acpbridge.Notice) {
-	a.mu.Lock()
-	var sinks []acpbridge.Sink
-	for _, th := range a.threads {
-		if ts := th.turn.Load(); ts != nil && !ts.detached.Load() {
-			sinks = append(sinks, ts.sink)
-		}
+// runningTurn is the turn of th a notification naming turnID belongs to, nil
+// when there is none (or its Prompt gave up). A nil th has no turn.
+func (th *thread) runningTurn(turnID []byte) *turnState {
+	if th == nil {
+		return nil
 	}
-	if len(sinks) == 0 && len(a.notices) < maxPendingNotices {
-		a.notices = append(a.notices, n)
+	ts := th.turn.Load()
+	if ts == nil || ts.detached.Load() {
+		return nil
 	}
-	a.mu.Unlock()
-	for _, s := range sinks {
-		s.Notice(n)
+	if ts.readID != "" && len(turnID) > 0 && string(turnID) != ts.readID {
+		return nil
+	}
+	return ts
+}
+
+// modelAnswered resets the turn's reconnect count: the provider answered, so
+// a later network failure gets a fresh budget.
+func (th *thread) modelAnswered(turnID []byte) {
+	if ts := th.runningTurn(turnID); ts != nil {
+		ts.reconnects = 0
 	}
 }
 
@@ -162,6 +176,9 @@ func (a *Agent) turnEvent(c *conn, th *thread, method string, params []byte) {
 		return
 	}
 	th.turn.CompareAndSwap(ts, nil)
+	if !ts.detached.Load() {
+		flushFinalError(ts, n.Turn)
+	}
 	ts.finish(n.Turn)
 }
 

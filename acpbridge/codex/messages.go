@@ -84,6 +84,10 @@ type turn struct {
 type turnError struct {
 	Message           string  `json:"message"`
 	AdditionalDetails *string `json:"additionalDetails"`
+	// CodexErrorInfo is Codex's code for the failure: a camelCase string
+	// ("unauthorized", "other", ...) or a one-key object carrying the HTTP
+	// status ({"responseStreamDisconnected":{"httpStatusCode":null}}).
+	CodexErrorInfo json.RawMessage `json:"codexErrorInfo"`
 }
 
 type turnNotification struct { // turn/started, turn/completed
