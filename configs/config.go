@@ -116,6 +116,9 @@ type CodexConfig struct {
 	Config         map[string]string `mapstructure:"config"`
 	Sandbox        string            `mapstructure:"sandbox"`
 	ApprovalPolicy string            `mapstructure:"approval_policy"`
+	// Home is the CODEX_HOME Codex runs with (its login, config, threads);
+	// see CodexHome for what an empty one means.
+	Home string `mapstructure:"home"`
 }
 
 // ACPConfig is the agent.acp.* section, used when agent.kind is acp.
@@ -164,7 +167,7 @@ func Default() *Config {
 		Agent: AgentConfig{
 			Kind:          AgentCodex,
 			Codex:         CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request"},
-			WorkspaceRoot: "workspaces",
+			WorkspaceRoot: defaultWorkspaceRoot(),
 			TurnTimeout:   30 * time.Minute,
 			Approval:      ApprovalDeny,
 		},
