@@ -150,23 +150,50 @@ func TestLinesNoticesNeverReachTheBody(t *testing.T) {
 	r := newLineRig(t, Options{})
 	r.feed(
 		`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":true,"error":{"message":"stream disconnected","additionalDetails":null}}}`,
+		`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":true,"error":{"message":"stream disconnected","additionalDetails":null}}}`,
 		`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":false,"error":{"message":"quota exceeded","additionalDetails":"try later"}}}`,
 		`{"method":"warning","params":{"threadId":"th1","message":"Model metadata missing"}}`,
 		`{"method":"thread/compacted","params":{"threadId":"th1","turnId":"tu1"}}`,
 		`{"method":"configWarning","params":{"summary":"bad key","details":"unknown field x"}}`,
 		`{"method":"deprecationNotice","params":{"summary":"old API","details":null}}`,
+		`{"method":"warning","params":{"message":"Model metadata missing"}}`,
+		// A failure that says something else: the held error is shown.
+		`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","items":[],"status":"failed","error":{"message":"turn aborted","additionalDetails":null}}}}`,
 	)
 	if len(r.rec.updates) != 0 {
 		t.Fatalf("notices produced updates: %q", r.rec.lines())
 	}
+	// One retry line however often Codex retries; environment warnings go
+	// to the admin (Warnings), once each.
 	equalLines(t, "notices", r.rec.noticeLines(), []string{
 		"warning: stream disconnected (retrying)",
-		"error: quota exceeded: try later",
-		"warning: Model metadata missing",
 		"info: Context compacted",
-		"warning: bad key: unknown field x",
-		"info: old API",
+		"error: quota exceeded: try later",
 	})
+	equalLines(t, "warnings", r.a.Warnings(), []string{
+		"Model metadata missing",
+		"bad key: unknown field x",
+		"old API",
+	})
+}
+
+// TestLinesFinalErrorShownOnce: the error Codex sends before failing a turn
+// is the turn's failure again; the card's status shows it, not a notice too.
+func TestLinesFinalErrorShownOnce(t *testing.T) {
+	r := newLineRig(t, Options{})
+	r.feed(
+		`{"method":"turn/started","params":{"threadId":"th1","turn":{"id":"tu1","items":[],"status":"inProgress","error":null}}}`,
+		`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":false,"error":{"message":"unexpected status 401 Unauthorized","codexErrorInfo":{"httpConnectionFailed":{"httpStatusCode":401}}}}}`,
+		`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","items":[],"status":"failed","error":{"message":"unexpected status 401 Unauthorized","codexErrorInfo":{"httpConnectionFailed":{"httpStatusCode":401}}}}}}`,
+	)
+	<-r.ts.done
+	if n := r.rec.noticeLines(); len(n) != 0 {
+		t.Fatalf("notices = %q, want none beside the failure", n)
+	}
+	_, err := stopReason(r.ts.result)
+	if err == nil || err.Error() != "unexpected status 401 Unauthorized" || acpbridge.KindOf(err) != acpbridge.KindNotAuthenticated {
+		t.Fatalf("failure = %v (kind %v), want the 401 as not authenticated", err, acpbridge.KindOf(err))
+	}
 }
 
 func TestLinesTurnFilterAndCompletion(t *testing.T) {
