@@ -117,9 +117,14 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms a
 		return a, nil
 	case configs.AgentCodex:
 		c := cfg.Agent.Codex
+		env, err := codexEnv(c)
+		if err != nil {
+			return nil, err
+		}
 		return codex.New(codex.Options{
 			Bin:            c.Bin,
 			Config:         c.Config,
+			Env:            env,
 			Sandbox:        c.Sandbox,
 			ApprovalPolicy: c.ApprovalPolicy,
 			Phases:         st,

@@ -21,9 +21,14 @@ import (
 func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	perms := &acpbridge.ClientPermissions{}
 	c := cfg.Agent.Codex
+	env, err := codexEnv(c)
+	if err != nil {
+		return err
+	}
 	agent := codex.New(codex.Options{
 		Bin:            c.Bin,
 		Config:         c.Config,
+		Env:            env,
 		Sandbox:        c.Sandbox,
 		ApprovalPolicy: c.ApprovalPolicy,
 		Permissions:    perms.Request,

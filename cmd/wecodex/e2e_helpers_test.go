@@ -138,14 +138,23 @@ func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 	if err := os.WriteFile(cfg, []byte(e.config(cfg, streamWindow)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(wecodexBin, "serve", "--config", cfg)
-	cmd.Dir = t.TempDir()
+	var env []string
 	for _, kv := range e.h.Env {
 		// Only the test's config counts; the scripted model's key is Codex's.
 		if !strings.HasPrefix(kv, "WECODEX_") || strings.HasPrefix(kv, scriptedmodel.APIKeyEnv+"=") {
-			cmd.Env = append(cmd.Env, kv)
+			env = append(env, kv)
 		}
 	}
+	return serveWithEnv(t, cfg, env, e.urls)
+}
+
+// serveWithEnv starts `wecodex serve --config cfg` with exactly env, and waits
+// until it listens; see e2e.serve.
+func serveWithEnv(t *testing.T, cfg string, env []string, urls *wecomsim.ResponseURLServer) *botProc {
+	t.Helper()
+	cmd := exec.Command(wecodexBin, "serve", "--config", cfg)
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +190,7 @@ func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 	b.base = "http://" + addr
 	b.sim, err = wecomsim.New(wecomsim.Config{
 		URL: b.base + "/wecom/aibot", Token: e2eToken, EncodingAESKey: e2eAESKey, AIBotID: e2eBotID,
-		ResponseURLs: e.urls,
+		ResponseURLs: urls,
 	})
 	if err != nil {
 		t.Fatal(err)

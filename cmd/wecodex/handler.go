@@ -28,6 +28,10 @@ type serverDeps struct {
 	// AIBot is the AI-bot webhook endpoint, mounted at wecom.aibot.path;
 	// nil when the webhook is not configured.
 	AIBot http.Handler
+	// AgentWarnings lists what the agent warned about the machine it runs
+	// on (Codex: bubblewrap missing, unknown model metadata); nil when the
+	// agent reports none.
+	AgentWarnings func() []string
 }
 
 // newHandler builds the server's routes. The mux is returned so routes that
@@ -63,11 +67,17 @@ type readyzBody struct {
 	Problems map[string]string `json:"problems,omitempty"`
 	// Channels says how each chat channel reaches this server.
 	Channels map[string]string `json:"channels"`
+	// AgentWarnings are the agent's environment warnings, for an admin;
+	// they do not make the server unready.
+	AgentWarnings []string `json:"agent_warnings,omitempty"`
 }
 
 func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	problems := h.check(r.Context())
 	body := readyzBody{Ready: len(problems) == 0, Problems: problems, Channels: h.channels()}
+	if h.deps.AgentWarnings != nil {
+		body.AgentWarnings = h.deps.AgentWarnings()
+	}
 	status := http.StatusOK
 	if !body.Ready {
 		status = http.StatusServiceUnavailable

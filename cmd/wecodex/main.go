@@ -18,6 +18,7 @@ Usage:
   wecodex serve        [--config PATH]  run the bot's HTTP server
   wecodex codex-acp    [--config PATH]  serve Codex as an ACP agent on stdio
   wecodex check-config [--config PATH]  validate a config file; exit 1 on any error
+  wecodex codex-login  [--config PATH] [ARGS]  run "codex login ARGS" with the bot's CODEX_HOME
   wecodex version                       print the version
 
 --config defaults to ` + defaultConfigPath + `. Any key can be overridden by an
@@ -49,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdServe(rest, stderr)
 	case "codex-acp":
 		return cmdCodexACP(rest, stdin, stdout, stderr)
+	case "codex-login":
+		return cmdCodexLogin(rest, stdin, stdout, stderr)
 	case "check-config":
 		return cmdCheckConfig(rest, stdout, stderr)
 	case "version":

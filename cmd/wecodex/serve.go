@@ -72,6 +72,9 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 		// a running engine.
 		defer channel.stop()
 		deps.AIBot = channel.handler
+		if w, ok := channel.agent.(interface{ Warnings() []string }); ok {
+			deps.AgentWarnings = w.Warnings
+		}
 	}
 	handler := newHandler(deps)
 

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// cmdCodexLogin runs `codex login` (agent.codex.bin) with the bot's own
+// CODEX_HOME, so the login lands where the bot's Codex looks for it and not
+// in the operator's ~/.codex. Everything after an optional leading --config
+// PATH goes to `codex login` as it is (--with-api-key, --device-auth, ...).
+// The agent's config is all it needs, so the rest of the file is not
+// validated: an admin can log Codex in before WeCom is set up.
+func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f, rest := splitConfigFlag(args)
+	cfg, _, path, err := loadConfig(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
+		return exitError
+	}
+	env, err := codexEnv(cfg.Agent.Codex)
+	if err != nil {
+		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "wecodex codex-login: %s login with %s (config %s)\n", cfg.Agent.Codex.Bin, env[0], describePath(path))
+	cmd := exec.Command(cfg.Agent.Codex.Bin, append([]string{"login"}, rest...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		fmt.Fprintf(stderr, "wecodex codex-login: run %s login: %v (install Codex with `make tools` or set agent.codex.bin)\n", cfg.Agent.Codex.Bin, err)
+		return exitError
+	}
+	return exitOK
+}
+
+// splitConfigFlag takes a leading --config PATH (or --config=PATH) off args.
+func splitConfigFlag(args []string) (configFlags, []string) {
+	f := configFlags{path: defaultConfigPath}
+	switch {
+	case len(args) >= 2 && (args[0] == "--config" || args[0] == "-config"):
+		f.path, f.explicit, args = args[1], true, args[2:]
+	case len(args) >= 1 && (strings.HasPrefix(args[0], "--config=") || strings.HasPrefix(args[0], "-config=")):
+		f.path, f.explicit, args = args[0][strings.Index(args[0], "=")+1:], true, args[1:]
+	}
+	return f, args
+}
