@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 )
 
 // TestServeKeepsCodexOutOfTheOperatorsHome: with nothing configured, serve
