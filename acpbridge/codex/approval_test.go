@@ -64,10 +64,7 @@ func TestApprovalAllowed(t *testing.T) {
 	if !ok || !strings.Contains(out, "escalated-ran") {
 		t.Fatalf("call output = %q, want the command to have run", out)
 	}
-	if got := only(rec.merged(), "tool_call_update[call_esc] completed"); len(got) != 1 ||
-		got[0] != `tool_call_update[call_esc] completed text="escalated-ran\n"` {
-		t.Fatalf("completed update = %q", got)
-	}
+	commandOutputOnce(t, rec, "call_esc", acp.ToolCallStatusCompleted, "escalated-ran\n")
 	equalLines(t, "answer", only(rec.merged(), "message"), []string{"message[msg_resp_2_0] Finished."})
 }
 

@@ -216,3 +216,34 @@ func indexOf(lines []string, s string) int {
 	}
 	return -1
 }
+
+// commandOutputOnce checks a command's tool call on a real Codex, which may
+// stream its output or not (a 0 ms command streams nothing): the tool call,
+// then any in-progress updates, then one completion, and the client ends up
+// holding exactly output, delivered once.
+func commandOutputOnce(t *testing.T, rec *recorder, id acp.ToolCallId, status acp.ToolCallStatus, output string) {
+	t.Helper()
+	var mine []string
+	for _, l := range rec.lines() {
+		if strings.HasPrefix(l, "tool_call[") || strings.HasPrefix(l, "tool_call_update[") {
+			if strings.Contains(l, "["+string(id)+"]") {
+				mine = append(mine, l)
+			}
+		}
+	}
+	ok := len(mine) >= 2 && strings.HasPrefix(mine[0], "tool_call["+string(id)+"] execute in_progress ") &&
+		strings.HasPrefix(mine[len(mine)-1], "tool_call_update["+string(id)+"] "+string(status))
+	for _, l := range mine[1 : len(mine)-1] {
+		ok = ok && strings.HasPrefix(l, "tool_call_update["+string(id)+"] in_progress")
+	}
+	if !ok {
+		t.Fatalf("tool call %s updates = %q, want the call, in-progress updates, then %s", id, mine, status)
+	}
+	rec.mu.Lock()
+	final, n := toolOutput(rec.updates, id, output)
+	rec.mu.Unlock()
+	if final != output || n != 1 {
+		t.Fatalf("client holds %q for %s after delivering the output %d times, want %q once (updates %q)", final, id, n, output, mine)
+	}
+	t.Logf("tool call %s: %d streamed updates", id, len(mine)-2)
+}

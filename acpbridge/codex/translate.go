@@ -16,7 +16,8 @@ import (
 // outputTail bounds the command output a streaming tool_call_update carries.
 // ACP tool content replaces the previous content, so sending the whole output
 // on every delta would cost quadratic time; a bounded tail keeps each update
-// O(1) and the final update carries Codex's aggregated output.
+// O(1), and the completing update carries Codex's aggregated output whenever
+// the client lacks any of it (missingOutput).
 const outputTail = 2048
 
 // phaseTimeout bounds one PhaseStore call made from the read loop.
@@ -44,7 +45,8 @@ type translator struct {
 }
 
 type commandOutput struct {
-	tail []byte // at most 2*outputTail bytes, trimmed to outputTail on emit
+	tail     []byte // at most 2*outputTail bytes, trimmed to outputTail on emit
+	streamed int    // output bytes that arrived as outputDelta
 }
 
 func newTranslator(ctx context.Context, threadID string, phases acpbridge.PhaseStore, log *slog.Logger) *translator {
@@ -121,11 +123,13 @@ func (t *translator) commandOutputDelta(itemRaw, deltaRaw []byte, sink acpbridge
 	if !ok {
 		return
 	}
+	n := len(out.tail)
 	if escaped {
 		out.tail = append(out.tail, stringValue(deltaRaw)...)
 	} else {
 		out.tail = append(out.tail, raw...)
 	}
+	out.streamed += len(out.tail) - n
 	if len(out.tail) > 2*outputTail {
 		out.tail = append(out.tail[:0], out.tail[len(out.tail)-outputTail:]...)
 	}
@@ -135,6 +139,32 @@ func (t *translator) commandOutputDelta(itemRaw, deltaRaw []byte, sink acpbridge
 		Status:        acp.Ptr(acp.ToolCallStatusInProgress),
 		Content:       []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(tailText(out.tail, outputTail)))},
 	}})
+}
+
+// missingOutput is the content of a command's completing tool_call_update:
+// nil when the client already holds the whole output, else Codex's
+// aggregated output.
+//
+// ACP tool call content replaces what the client holds, so the streamed
+// updates each carry the output so far (see outputTail). Codex does not
+// always stream it: 0.171.0 sends no outputDelta for a command that ends
+// within a millisecond, and none for what a command printed before Codex
+// first polled it, so the streamed bytes may be nothing, a prefix of
+// aggregatedOutput, or not a prefix at all ("two\n" of "one\ntwo\n").
+// Whatever is missing, the aggregated output replaces the streamed text
+// rather than being added to it: the client ends with Codex's output exactly
+// once, never the streamed part followed by the whole. When everything
+// streamed and the last update carried all of it, the completion sends no
+// content (absent content leaves the client's as it is), so the output is
+// not sent twice.
+func missingOutput(out *commandOutput, aggregated *string) []acp.ToolCallContent {
+	if aggregated == nil || *aggregated == "" {
+		return nil // nothing better than what streamed, if anything did
+	}
+	if out != nil && out.streamed <= outputTail && string(out.tail) == *aggregated {
+		return nil
+	}
+	return []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(*aggregated))}
 }
 
 // tailText returns at most max bytes from the end of b, starting at a line
@@ -234,14 +264,13 @@ func (t *translator) itemCompleted(params []byte, sink acpbridge.Sink) {
 		}
 		cancel()
 	case "commandExecution":
+		out := t.outputs[it.ID]
 		delete(t.outputs, it.ID)
 		u := &acp.SessionToolCallUpdate{
 			SessionUpdate: "tool_call_update",
 			ToolCallId:    acp.ToolCallId(it.ID),
 			Status:        acp.Ptr(toolStatus(it.Status)),
-		}
-		if it.AggregatedOutput != nil && *it.AggregatedOutput != "" {
-			u.Content = []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(*it.AggregatedOutput))}
+			Content:       missingOutput(out, it.AggregatedOutput),
 		}
 		if it.ExitCode != nil {
 			u.RawOutput = map[string]any{"exitCode": *it.ExitCode}
