@@ -222,19 +222,31 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 	if err := th.acquire(ctx); err != nil {
 		return acp.StopReasonCancelled, err
 	}
+	// The turn is registered before the thread is loaded, so a Cancel that
+	// comes while Codex resumes the thread, or before it answers turn/start,
+	// is remembered and interrupts the turn once its id is known.
+	ts := newTurn(a.ctx, sink)
+	th.turn.Store(ts)
 	c, err := a.load(ctx, th, "")
 	if err != nil {
+		th.turn.CompareAndSwap(ts, nil)
+		ts.stop()
 		th.release()
 		return "", err
 	}
-	ts := newTurn(a.ctx, sink)
-	th.turn.Store(ts)
+	if ts.cancelRequestedBeforeStart() {
+		th.turn.CompareAndSwap(ts, nil)
+		ts.stop()
+		th.release()
+		return acp.StopReasonCancelled, nil
+	}
 
 	// turn/start runs on its own goroutine (ended by the response, the
 	// process exiting or Close) so a cancelled Prompt can return at once
 	// while whoever frees the thread still learns whether the turn started.
 	var r turnStartResponse
 	started := make(chan error, 1)
+	ts.sent.Store(true)
 	go func() {
 		started <- c.call(a.ctx, "turn/start", turnStartParams{
 			ThreadID: th.id, Input: []userInput{{Type: "text", Text: text}},
@@ -257,9 +269,9 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 		}
 		return "", fmt.Errorf("start codex turn: %w", err)
 	}
-	if ts.setID(r.Turn.ID) {
-		a.interruptAsync(c, th.id, r.Turn.ID)
-	}
+	// A cancel waiting for the turn's id interrupts it on turn/started, not
+	// here: Codex 0.171.0 answers a turn/interrupt sent as soon as turn/start
+	// returns with "no active turn to interrupt", and the turn runs on.
 
 	select {
 	case <-ts.done:
@@ -340,9 +352,12 @@ func (a *Agent) Cancel(ctx context.Context, id acp.SessionId) error {
 	a.mu.Lock()
 	th, c := a.threads[string(id)], a.conn
 	a.mu.Unlock()
-	if th == nil || c == nil {
+	if th == nil {
 		return nil
 	}
+	// A turn still loading its thread (or waiting for its app-server to
+	// start) has no id yet: the cancel is remembered like one racing
+	// turn/start.
 	ts := th.turn.Load()
 	if ts == nil {
 		return nil
@@ -350,6 +365,9 @@ func (a *Agent) Cancel(ctx context.Context, id acp.SessionId) error {
 	turnID, ok := ts.idOrRequestCancel()
 	if !ok {
 		return nil // interrupted as soon as its id is known
+	}
+	if c == nil {
+		return nil // the process died; its turns end with it
 	}
 	if err := c.call(ctx, "turn/interrupt", turnInterruptParams{ThreadID: th.id, TurnID: turnID}, nil); err != nil {
 		return fmt.Errorf("interrupt codex turn: %w", err)
@@ -378,6 +396,11 @@ type turnState struct {
 	ctx  context.Context // cancelled when the turn ends: pending approvals answer "cancel"
 	stop context.CancelFunc
 
+	// sent is set once turn/start is written: from then on the thread's
+	// notifications are this turn's (before, while the thread resumes, they
+	// are not: a resume replays the last turn's token usage).
+	sent atomic.Bool
+
 	// Owned by the read loop: the turn id as it knows it, and what it has
 	// made of Codex's error notifications (failure.go). failure is set
 	// before done is closed.
@@ -388,7 +411,7 @@ type turnState struct {
 	failure    error      // the turn was ended for this reason
 
 	mu              sync.Mutex
-	id              string
+	id              string // set on turn/started, when Codex can interrupt the turn
 	cancelRequested bool
 
 	done   chan struct{}
@@ -400,8 +423,9 @@ func newTurn(parent context.Context, sink acpbridge.Sink) *turnState {
 	return &turnState{sink: sink, ctx: ctx, stop: stop, done: make(chan struct{})}
 }
 
-// setID records the turn id and reports whether a cancel is waiting for it.
-func (ts *turnState) setID(id string) (interrupt bool) {
+// activate records the id of the turn Codex reports started, and reports
+// whether a cancel is waiting for it.
+func (ts *turnState) activate(id string) (interrupt bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.id != "" {
@@ -411,8 +435,8 @@ func (ts *turnState) setID(id string) (interrupt bool) {
 	return ts.cancelRequested
 }
 
-// idOrRequestCancel returns the turn id, or, when it is not known yet, asks
-// for the turn to be interrupted as soon as it is.
+// idOrRequestCancel returns the id of the started turn, or, when it has not
+// started yet, asks for it to be interrupted as soon as it does.
 func (ts *turnState) idOrRequestCancel() (string, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -423,10 +447,24 @@ func (ts *turnState) idOrRequestCancel() (string, bool) {
 	return ts.id, true
 }
 
+// cancelRequestedBeforeStart reports whether the turn was cancelled before
+// turn/start was sent; it then never starts.
+func (ts *turnState) cancelRequestedBeforeStart() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.cancelRequested
+}
+
 func (ts *turnState) requestCancel() {
 	ts.mu.Lock()
 	ts.cancelRequested = true
 	ts.mu.Unlock()
+}
+
+// live reports whether ts is a turn whose notifications go to its sink: its
+// turn/start is sent and its Prompt still waits.
+func (ts *turnState) live() bool {
+	return ts != nil && ts.sent.Load() && !ts.detached.Load()
 }
 
 func (ts *turnState) finish(t turn) {

@@ -40,7 +40,7 @@ func (a *Agent) approval(c *conn, id json.RawMessage, method string, params []by
 		ts = th.turn.Load()
 		sink = th.sinkFor([]byte(p.TurnID))
 	}
-	if ts == nil || ts.ctx.Err() != nil {
+	if ts == nil || !ts.sent.Load() || ts.ctx.Err() != nil {
 		a.answerApproval(c, id, "cancel")
 		return
 	}

@@ -99,7 +99,7 @@ func BenchmarkTranslateRecordedStream(b *testing.B) {
 	r := newLineRig(b, Options{Phases: phases})
 	th := r.a.threadFor("01a22bac-465f-7622-8ea4-0b4dad5a2b1a")
 	sink := &countingSink{}
-	ts := newTurn(r.a.ctx, sink)
+	ts := sentTurn(r.a.ctx, sink)
 	th.turn.Store(ts)
 
 	run := func() {

@@ -32,7 +32,7 @@ func replayRecording(t *testing.T, name string) *recorder {
 	r := newLineRig(t, Options{})
 	th := r.a.threadFor(first.Params.ThreadID)
 	rec := &recorder{}
-	th.turn.Store(newTurn(r.a.ctx, rec))
+	th.turn.Store(sentTurn(r.a.ctx, rec))
 	lr := lineReader{r: bufio.NewReader(bytes.NewReader(data))}
 	for {
 		line, err := lr.next()

@@ -19,14 +19,10 @@ func (discardSink) Notice(acpbridge.Notice)  {}
 // sinkFor picks where a notification of this thread goes: the running turn's
 // sink when the notification belongs to it.
 func (th *thread) sinkFor(turnID []byte) acpbridge.Sink {
-	ts := th.turn.Load()
-	if ts == nil || ts.detached.Load() {
-		return discardSink{}
+	if ts := th.runningTurn(turnID); ts != nil {
+		return ts.sink
 	}
-	if ts.readID != "" && len(turnID) > 0 && string(turnID) != ts.readID {
-		return discardSink{}
-	}
-	return ts.sink
+	return discardSink{}
 }
 
 // handleNotification runs on the read loop for every notification. The
@@ -107,7 +103,7 @@ func (th *thread) runningTurn(turnID []byte) *turnState {
 		return nil
 	}
 	ts := th.turn.Load()
-	if ts == nil || ts.detached.Load() {
+	if !ts.live() {
 		return nil
 	}
 	if ts.readID != "" && len(turnID) > 0 && string(turnID) != ts.readID {
@@ -165,12 +161,12 @@ func (a *Agent) turnEvent(c *conn, th *thread, method string, params []byte) {
 		return
 	}
 	ts := th.turn.Load()
-	if ts == nil || (ts.readID != "" && ts.readID != n.Turn.ID) {
+	if ts == nil || !ts.sent.Load() || (ts.readID != "" && ts.readID != n.Turn.ID) {
 		return
 	}
 	if method == "turn/started" {
 		ts.readID = n.Turn.ID
-		if ts.setID(n.Turn.ID) {
+		if ts.activate(n.Turn.ID) {
 			a.interruptAsync(c, th.id, n.Turn.ID)
 		}
 		return

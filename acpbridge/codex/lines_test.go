@@ -50,9 +50,17 @@ func newLineRig(t testing.TB, opts Options) *lineRig {
 	r := &lineRig{a: a, rec: &recorder{}, out: &syncBuffer{written: make(chan struct{})}}
 	r.c = &conn{h: a, log: a.log, stdin: r.out, pending: map[int64]chan callResult{}, done: make(chan struct{})}
 	r.th = a.threadFor("th1")
-	r.ts = newTurn(a.ctx, r.rec)
+	r.ts = sentTurn(a.ctx, r.rec)
 	r.th.turn.Store(r.ts)
 	return r
+}
+
+// sentTurn is a turn whose turn/start has been sent, as the rigs play Codex
+// from that point on.
+func sentTurn(ctx context.Context, sink acpbridge.Sink) *turnState {
+	ts := newTurn(ctx, sink)
+	ts.sent.Store(true)
+	return ts
 }
 
 func (r *lineRig) feed(lines ...string) {
