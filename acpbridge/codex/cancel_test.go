@@ -179,4 +179,15 @@ func TestCancelWhileResumingThreadNeverStartsTurn(t *testing.T) {
 		asked = append(asked, req.UserText)
 	}
 	equalLines(t, "model requests", asked, []string{"first question", "stall the reader"})
+	// Codex records a turn's user message once the turn starts, even one
+	// interrupted at once: the history shows whether turn/start was sent.
+	hist := &recorder{}
+	if err := b.LoadSession(ctx, id, h.Workspace, hist); err != nil {
+		t.Fatalf("LoadSession: %v", err)
+	}
+	var users []string
+	for _, l := range only(hist.merged(), "user[") {
+		users = append(users, l[strings.Index(l, "] ")+2:])
+	}
+	equalLines(t, "user messages in the thread", users, []string{"first question"})
 }
