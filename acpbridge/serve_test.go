@@ -40,6 +40,7 @@ func startWecodexACP(t *testing.T, ctx context.Context, h *codextest.Harness, op
 		"WECODEX_AGENT_CODEX_APPROVAL_POLICY=on-request",
 		"WECODEX_AGENT_CODEX_SANDBOX=workspace-write",
 		"WECODEX_LOG_LEVEL=debug",
+		"HOME="+h.ShellHome, // see codextest.Harness.ShellHome
 	)
 	if opts.Log == nil {
 		opts.Log = testLogger(t)

@@ -184,7 +184,7 @@ func newAgent(t *testing.T, script scriptedmodel.Script, home scriptedmodel.Home
 func agentOn(t *testing.T, h *codextest.Harness, opts Options) *Agent {
 	t.Helper()
 	opts.Bin = h.Bin
-	opts.Env = append(scriptedmodel.Env(h.Home), opts.Env...)
+	opts.Env = append(h.CodexEnv(), opts.Env...)
 	a := New(opts)
 	t.Cleanup(func() { _ = a.Close() })
 	return a

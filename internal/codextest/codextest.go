@@ -65,8 +65,14 @@ type Harness struct {
 	Server    *scriptedmodel.Server // the scripted model; inspect Requests()
 	Home      string                // CODEX_HOME, with config.toml written
 	Workspace string                // an empty directory to run Codex in
-	// Env is os.Environ() plus CODEX_HOME and the dummy API key: the whole
-	// environment to give a codex process.
+	// ShellHome is an empty directory given to Codex as HOME, so the
+	// commands it runs never read the operator's shell startup files:
+	// Debian's bash reads ~/.bashrc when its stdin is a socket (as Codex
+	// runs commands) and SHLVL is below 2 (under nohup, cron or CI), and
+	// whatever that prints becomes part of every command's output.
+	ShellHome string
+	// Env is os.Environ() plus CodexEnv: the whole environment to give a
+	// codex process.
 	Env []string
 
 	allowServerErrors bool
@@ -91,6 +97,7 @@ func StartWith(t testing.TB, script scriptedmodel.Script, opts scriptedmodel.Hom
 		Server:    scriptedmodel.New(script),
 		Home:      t.TempDir(),
 		Workspace: t.TempDir(),
+		ShellHome: t.TempDir(),
 	}
 	url, err := h.Server.Start()
 	if err != nil {
@@ -109,8 +116,14 @@ func StartWith(t testing.TB, script scriptedmodel.Script, opts scriptedmodel.Hom
 	if err := scriptedmodel.WriteCodexHome(h.Home, url, opts); err != nil {
 		t.Fatalf("write CODEX_HOME: %v", err)
 	}
-	h.Env = append(os.Environ(), scriptedmodel.Env(h.Home)...)
+	h.Env = append(os.Environ(), h.CodexEnv()...)
 	return h
+}
+
+// CodexEnv is what a codex process needs added to its environment: the
+// scripted model's CODEX_HOME and key, and HOME set to ShellHome.
+func (h *Harness) CodexEnv() []string {
+	return append(scriptedmodel.Env(h.Home), "HOME="+h.ShellHome)
 }
 
 // AllowServerErrors stops the harness from failing the test over requests
