@@ -190,6 +190,13 @@ func (c *Config) AIBotWebhook() bool {
 	return c.AIBotEnabled() && (c.WeCom.AIBot.Mode == AIBotWebhook || c.Playground.Enabled)
 }
 
+// EphemeralAIBotCredentials reports whether serve makes up the AI bot's token
+// and EncodingAESKey for this run: the playground is on and neither is set.
+// Only the playground, which is handed them, can then sign a callback.
+func (c *Config) EphemeralAIBotCredentials() bool {
+	return c.Playground.Enabled && c.WeCom.AIBot.Token == "" && c.WeCom.AIBot.EncodingAESKey == ""
+}
+
 // AppEnabled reports whether the self-built app channel is on: when any
 // wecom.app key other than path is set (and then Validate requires all).
 func (c *Config) AppEnabled() bool {

@@ -12,7 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-const validKey = "wecodexLocalPlaygroundKeyNotASecretNotProd0"
+// validKey is a well-formed EncodingAESKey made for these tests only.
+const validKey = "DDkUDeGAyis6gofMlDlvJjh514XJ0TXoZKXQrQL8lnA"
 
 func writeConfig(t *testing.T, yaml string) string {
 	t.Helper()
@@ -62,6 +63,14 @@ func TestLocalConfig(t *testing.T) {
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("wecodex.yaml does not validate:\n%v", err)
+	}
+	// Safe by default: loopback only, and no credential committed (serve
+	// makes up the playground's for each run).
+	if cfg.Server.Addr != "127.0.0.1:8080" || !Loopback(cfg.Server.Addr) {
+		t.Errorf("server.addr = %q, want 127.0.0.1:8080", cfg.Server.Addr)
+	}
+	if b := cfg.WeCom.AIBot; b.Token != "" || b.EncodingAESKey != "" || b.Secret != "" || !cfg.EphemeralAIBotCredentials() {
+		t.Errorf("wecodex.yaml commits AI bot credentials: %+v", b)
 	}
 	if cfg.Redis.Addrs() != nil || !cfg.Playground.Enabled || !cfg.AIBotWebhook() ||
 		cfg.Agent.Kind != "codex" || cfg.Agent.Codex.Bin != "codex" ||
@@ -187,7 +196,7 @@ server:
   addr: ":9"
 wecom:
   aibot:
-    tokn: x
+    tkn: x
     path: /x
 extra:
   nested: 1
@@ -200,7 +209,7 @@ Cards:
 	}
 	want := []Warning{
 		{Key: "extra", Message: "unknown key, ignored; see configs/wecodex.example.yaml for every key"},
-		{Key: "wecom.aibot.tokn", Message: "unknown key, ignored; did you mean wecom.aibot.token?"},
+		{Key: "wecom.aibot.tkn", Message: "unknown key, ignored; did you mean wecom.aibot.token?"},
 	}
 	if !reflect.DeepEqual(warns, want) {
 		t.Fatalf("warnings:\n got %q\nwant %q", warns, want)
@@ -239,10 +248,37 @@ func TestValidate(t *testing.T) {
 		{"non-base64 aibot key", func(c *Config) {
 			c.WeCom.AIBot.Token, c.WeCom.AIBot.EncodingAESKey = "t", strings.Repeat("!", 43)
 		}, []Problem{{"wecom.aibot.encoding_aes_key", "must be base64 letters, digits, + and / only (the EncodingAESKey from the WeCom admin console)"}}},
-		{"playground needs webhook credentials", func(c *Config) { c.Playground.Enabled = true }, []Problem{
-			{"wecom.aibot.token", "required (the Token from the WeCom admin console) for the AI bot webhook"},
+		{"playground on loopback gets ephemeral credentials", func(c *Config) {
+			c.Playground.Enabled, c.Server.Addr = true, "127.0.0.1:8080"
+		}, nil},
+		{"playground on every interface", func(c *Config) { c.Playground.Enabled = true }, []Problem{
+			{"server.addr", `must be a loopback address like 127.0.0.1:8080 while playground.enabled is true, not ":8080": ` +
+				"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address"},
+		}},
+		{"playground with a token but no key", func(c *Config) {
+			c.Playground.Enabled, c.Server.Addr, c.WeCom.AIBot.Token = true, "localhost:8080", "t"
+		}, []Problem{
 			{"wecom.aibot.encoding_aes_key", "required (the 43-character EncodingAESKey from the WeCom admin console) for the AI bot webhook"},
 		}},
+		{"public playground key beyond loopback", func(c *Config) {
+			c.WeCom.AIBot.Token, c.WeCom.AIBot.EncodingAESKey, c.Server.Addr = "real-token", publicAESKey, "0.0.0.0:8080"
+		}, []Problem{{"wecom.aibot.encoding_aes_key", `is the well-known local playground key (wecom.aibot.token "wecodex-local-playground" is too), published with wecodex: ` +
+			`anyone could sign callbacks with it, so wecodex only listens on loopback with it, not on "0.0.0.0:8080"; ` +
+			"set wecom.aibot.token and wecom.aibot.encoding_aes_key to the Token and EncodingAESKey from the WeCom admin console, " +
+			"or remove both to let the playground make its own, or set server.addr to 127.0.0.1:8080"}}},
+		{"public playground token beyond loopback", func(c *Config) {
+			c.WeCom.AIBot.Token, c.WeCom.AIBot.EncodingAESKey = publicToken, validKey
+		}, []Problem{{"wecom.aibot.encoding_aes_key", `is the well-known local playground key (wecom.aibot.token "wecodex-local-playground" is too), published with wecodex: ` +
+			`anyone could sign callbacks with it, so wecodex only listens on loopback with it, not on ":8080"; ` +
+			"set wecom.aibot.token and wecom.aibot.encoding_aes_key to the Token and EncodingAESKey from the WeCom admin console, " +
+			"or remove both to let the playground make its own, or set server.addr to 127.0.0.1:8080"}}},
+		{"public playground credentials on loopback", func(c *Config) {
+			c.WeCom.AIBot.Token, c.WeCom.AIBot.EncodingAESKey, c.Server.Addr = publicToken, publicAESKey, "[::1]:8080"
+		}, nil},
+		{"public key for the app", func(c *Config) {
+			c.WeCom.App = AppConfig{CorpID: "ww1", AgentID: "1000002", Secret: "s", Token: "t", EncodingAESKey: publicAESKey, Path: "/app"}
+		}, []Problem{{"wecom.app.encoding_aes_key", "is the well-known local playground key, published with wecodex: anyone could sign callbacks with it; " +
+			`set wecom.app.token and wecom.app.encoding_aes_key to the values from the app's "receive messages" settings in the WeCom admin console`}}},
 		{"longconn needs bot id and secret", func(c *Config) {
 			c.WeCom.AIBot.Mode, c.WeCom.AIBot.BotID = AIBotLongConn, "bot"
 		}, []Problem{{"wecom.aibot.secret", "required (the Secret from the WeCom admin console) in longconn mode"}}},

@@ -2,11 +2,12 @@ package configs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
-	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
@@ -33,8 +34,16 @@ func (w Warning) String() string { return w.Key + ": " + w.Message }
 
 // Load reads the YAML file at path (no file when path is empty), applies the
 // defaults and the WECODEX_* environment overrides, and returns the result
-// without validating it (see Validate). Keys the file has but wecodex does not
-// know come back as warnings.
+// without validating it (see Validate, or Check for both at once). Keys the
+// file has but wecodex does not know come back as warnings, unless one is a
+// single edit away from a known key (redis.adr): that is a typo which would
+// silently leave the real key at its default, so it is a Problem.
+//
+// Every key is decoded on its own, so one bad value does not hide another:
+// when keys cannot be decoded, are misspelt, or a WECODEX_* variable matches
+// no key, the error is Problems naming each of them, and the Config is still
+// returned with the default for every key in error. Any other error (a file
+// that cannot be read or parsed) comes with a nil Config.
 //
 // In the environment a list is comma-separated (WECODEX_ACCESS_ALLOW_USERS=
 // "alice,bob") and a map is comma-separated KEY=VALUE pairs. An empty variable
@@ -70,14 +79,9 @@ func Load(path string) (*Config, []Warning, error) {
 		}
 	}
 
-	cfg := &Config{}
-	hook := mapstructure.ComposeDecodeHookFunc(durationHook, sliceHook, stringMapHook)
-	if err := v.Unmarshal(cfg, viper.DecodeHook(hook)); err != nil {
-		return nil, nil, fmt.Errorf("config %s: %w", describe(path), err)
-	}
-	if err := restoreMapCase(cfg, raw, keys); err != nil {
-		return nil, nil, fmt.Errorf("config %s: %w", describe(path), err)
-	}
+	cfg := Default()
+	ps := decodeKeys(v, cfg, keys)
+	ps = append(ps, restoreMapCase(cfg, raw, keys)...)
 	// An empty list or map in the file means the same as none: one zero value.
 	for _, k := range keys {
 		f := reflect.ValueOf(cfg).Elem().FieldByIndex(k.index)
@@ -85,14 +89,64 @@ func Load(path string) (*Config, []Warning, error) {
 			f.SetZero()
 		}
 	}
-	return cfg, unknownKeys(raw, keys), nil
+	warns, typos := unknownKeys(raw, keys)
+	ps = append(ps, typos...)
+	ps = append(ps, unknownEnv(os.Environ(), keys)...)
+	if len(ps) > 0 {
+		return cfg, warns, ps
+	}
+	return cfg, warns, nil
 }
 
-func describe(path string) string {
-	if path == "" {
-		return "(environment and defaults)"
+// decodeKeys sets each key of cfg from v, one key at a time so every bad value
+// is reported. A key that fails keeps its default.
+func decodeKeys(v *viper.Viper, cfg *Config, keys []Key) Problems {
+	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(durationHook, sliceHook, stringMapHook))
+	var ps Problems
+	for _, k := range keys {
+		if !v.IsSet(k.Name) {
+			continue
+		}
+		f := reflect.ValueOf(cfg).Elem().FieldByIndex(k.index)
+		val := reflect.New(f.Type())
+		if err := v.UnmarshalKey(k.Name, val.Interface(), hook); err != nil {
+			ps = append(ps, Problem{Key: k.Name, Message: decodeMessage(f.Type(), v.Get(k.Name), err)})
+			continue
+		}
+		f.Set(val.Elem())
 	}
-	return path
+	return ps
+}
+
+// decodeMessage says what a key's value must look like, in an admin's words
+// rather than the decoder's.
+func decodeMessage(t reflect.Type, got any, err error) string {
+	switch {
+	case t == reflect.TypeOf(time.Duration(0)):
+		return fmt.Sprintf("must be a duration with a unit, like 500ms, 30s or 30m, not %v", got)
+	case t.Kind() == reflect.Int:
+		return fmt.Sprintf("must be a whole number, not %q", fmt.Sprint(got))
+	case t.Kind() == reflect.Bool:
+		return fmt.Sprintf("must be true or false, not %q", fmt.Sprint(got))
+	case t.Kind() == reflect.Slice:
+		return "must be a list, like [a, b] (in the environment: a,b)"
+	case t.Kind() == reflect.Map:
+		return "must be a map of key: value (in the environment: K=V,K2=V2): " + rootCause(err)
+	default:
+		return fmt.Sprintf("must be text, not %v", got)
+	}
+}
+
+// rootCause is the innermost message of a decoder error, without the
+// decoder's own framing of which field it was decoding.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }
 
 // Key is one configuration key.
@@ -125,7 +179,8 @@ func Keys() []Key {
 
 // restoreMapCase sets the map-valued keys from the raw file, where their own
 // keys keep their case, unless the environment overrides them.
-func restoreMapCase(cfg *Config, raw map[string]any, keys []Key) error {
+func restoreMapCase(cfg *Config, raw map[string]any, keys []Key) Problems {
+	var ps Problems
 	for _, k := range keys {
 		if !k.IsMap {
 			continue
@@ -139,11 +194,12 @@ func restoreMapCase(cfg *Config, raw map[string]any, keys []Key) error {
 		}
 		m, ok := val.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s: must be a map of key: value", k.Name)
+			ps = append(ps, Problem{Key: k.Name, Message: "must be a map of key: value"})
+			continue
 		}
 		reflect.ValueOf(cfg).Elem().FieldByIndex(k.index).Set(reflect.ValueOf(flatten(m)))
 	}
-	return nil
+	return ps
 }
 
 // lookup finds a dotted key in a raw YAML tree, ignoring case as viper does.
@@ -166,88 +222,4 @@ func lookup(tree map[string]any, key string) (any, bool) {
 		}
 	}
 	return cur, true
-}
-
-// unknownKeys walks the raw file and warns about every key (or whole section)
-// that matches no known key.
-func unknownKeys(raw map[string]any, keys []Key) []Warning {
-	known := map[string]bool{}    // leaves and maps
-	sections := map[string]bool{} // every proper prefix of a known key
-	var names []string
-	for _, k := range keys {
-		known[k.Name] = true
-		names = append(names, k.Name)
-		parts := strings.Split(k.Name, ".")
-		for i := 1; i < len(parts); i++ {
-			sections[strings.Join(parts[:i], ".")] = true
-		}
-	}
-	var out []Warning
-	var walk func(m map[string]any, prefix, lowerPrefix string)
-	walk = func(m map[string]any, prefix, lowerPrefix string) {
-		for k, v := range m {
-			full, lower := prefix+k, lowerPrefix+strings.ToLower(k)
-			switch {
-			case known[lower]:
-			case sections[lower]:
-				if sub, ok := v.(map[string]any); ok {
-					walk(sub, full+".", lower+".")
-				}
-			default:
-				msg := "unknown key, ignored"
-				if s := closest(lower, names); s != "" {
-					msg += "; did you mean " + s + "?"
-				} else {
-					msg += "; see configs/wecodex.example.yaml for every key"
-				}
-				out = append(out, Warning{Key: full, Message: msg})
-			}
-		}
-	}
-	walk(raw, "", "")
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
-
-// closest returns the known key (or key prefix) nearest to a misspelt one, or
-// "" when none is close enough to be a likely typo.
-func closest(key string, names []string) string {
-	best, bestDist := "", 3
-	depth := strings.Count(key, ".")
-	seen := map[string]bool{}
-	for _, n := range names {
-		parts := strings.Split(n, ".")
-		if len(parts) <= depth {
-			continue
-		}
-		cand := strings.Join(parts[:depth+1], ".")
-		if seen[cand] {
-			continue
-		}
-		seen[cand] = true
-		if d := editDistance(key, cand); d < bestDist {
-			best, bestDist = cand, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

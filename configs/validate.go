@@ -2,6 +2,7 @@ package configs
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -42,8 +43,13 @@ func (ps Problems) Unwrap() []error {
 // Channels: the AI bot is enabled when any of wecom.aibot.token,
 // encoding_aes_key, bot_id or secret is set, or the playground is on. Webhook
 // mode (and the playground, which signs callbacks to our own webhook) then
-// needs token and a valid encoding_aes_key; long-connection mode needs bot_id
-// and secret. The self-built app is all-or-nothing: set corp_id, agent_id,
+// needs token and a valid encoding_aes_key, except that the playground with
+// neither set gets ephemeral ones from serve (EphemeralAIBotCredentials);
+// long-connection mode needs bot_id and secret.
+//
+// Safety: with the playground on, server.addr must be a loopback address
+// (whoever reaches the playground drives the agent), and so it must with the
+// well-known credentials the local config once shipped. The self-built app is all-or-nothing: set corp_id, agent_id,
 // secret, token and encoding_aes_key, or none of them. Neither channel is
 // required: serve still answers health checks without one.
 func (c *Config) Validate() error {
@@ -88,6 +94,9 @@ func (c *Config) Validate() error {
 
 	if _, _, err := net.SplitHostPort(c.Server.Addr); err != nil {
 		add("server.addr", "must be host:port or :port (like :8080), not %q", c.Server.Addr)
+	} else if !Loopback(c.Server.Addr) && c.Playground.Enabled {
+		add("server.addr", "must be a loopback address like 127.0.0.1:8080 while playground.enabled is true, not %q: "+
+			"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address", c.Server.Addr)
 	}
 
 	r := c.Redis
@@ -120,7 +129,7 @@ func (c *Config) Validate() error {
 	if b.StreamWindow > 6*time.Minute {
 		add("wecom.aibot.stream_window", "must be at most 6m: WeCom stops asking for stream frames 6 minutes after the message")
 	}
-	if c.AIBotWebhook() {
+	if c.AIBotWebhook() && !c.EphemeralAIBotCredentials() {
 		why := "for the AI bot webhook"
 		if c.Playground.Enabled && b.Mode != AIBotWebhook {
 			why = "for the AI bot webhook the playground uses"
@@ -132,6 +141,12 @@ func (c *Config) Validate() error {
 	}
 	if b.EncodingAESKey != "" {
 		aesKey("wecom.aibot.encoding_aes_key", b.EncodingAESKey)
+	}
+	if publicCredentials(b.Token, b.EncodingAESKey) && !Loopback(c.Server.Addr) {
+		add("wecom.aibot.encoding_aes_key", "is the well-known local playground key (wecom.aibot.token %q is too), published with wecodex: "+
+			"anyone could sign callbacks with it, so wecodex only listens on loopback with it, not on %q; "+
+			"set wecom.aibot.token and wecom.aibot.encoding_aes_key to the Token and EncodingAESKey from the WeCom admin console, "+
+			"or remove both to let the playground make its own, or set server.addr to 127.0.0.1:8080", publicToken, c.Server.Addr)
 	}
 	if c.AIBotEnabled() && b.Mode == AIBotLongConn {
 		required("wecom.aibot.bot_id", b.BotID, "(the Bot ID from the WeCom admin console) in longconn mode")
@@ -155,6 +170,10 @@ func (c *Config) Validate() error {
 		}
 		if a.EncodingAESKey != "" {
 			aesKey("wecom.app.encoding_aes_key", a.EncodingAESKey)
+		}
+		if publicCredentials(a.Token, a.EncodingAESKey) && !Loopback(c.Server.Addr) {
+			add("wecom.app.encoding_aes_key", "is the well-known local playground key, published with wecodex: anyone could sign callbacks with it; "+
+				"set wecom.app.token and wecom.app.encoding_aes_key to the values from the app's \"receive messages\" settings in the WeCom admin console")
 		}
 	}
 
@@ -202,9 +221,67 @@ func (c *Config) Validate() error {
 	return ps
 }
 
+// The credentials configs/wecodex.yaml once shipped for the playground. They
+// are public (in this repository's history), so a server that uses them must
+// not be reachable from elsewhere: anyone could sign and encrypt callbacks.
+const (
+	publicToken  = "wecodex-local-playground"
+	publicAESKey = "wecodexLocalPlaygroundKeyNotASecretNotProd0"
+)
+
+func publicCredentials(token, aesKey string) bool {
+	return token == publicToken || aesKey == publicAESKey
+}
+
+// Loopback reports whether a listen address (host:port) is on loopback only:
+// localhost, 127.0.0.0/8 or ::1. An empty host (":8080") listens on every
+// interface; any other name may resolve anywhere.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // validAESKey reports whether key is a WeCom EncodingAESKey: 43 base64
 // characters that, with "=" appended, decode to a 32-byte AES-256 key.
 func validAESKey(key string) bool {
 	raw, err := base64.StdEncoding.DecodeString(key + "=")
 	return err == nil && len(raw) == 32
+}
+
+// Check loads the config at path (see Load) and validates it: every problem
+// in the file, the environment and the values comes back at once as
+// Problems, a key Load could not read not reported again by Validate. The
+// Config is nil only when the file could not be read or parsed.
+func Check(path string) (*Config, []Warning, error) {
+	cfg, warns, err := Load(path)
+	if cfg == nil {
+		return nil, warns, err
+	}
+	var ps Problems
+	if err != nil && !errors.As(err, &ps) {
+		return nil, warns, err
+	}
+	bad := map[string]bool{}
+	for _, p := range ps {
+		bad[p.Key] = true
+	}
+	var vs Problems
+	if errors.As(cfg.Validate(), &vs) {
+		for _, p := range vs {
+			if !bad[p.Key] {
+				ps = append(ps, p)
+			}
+		}
+	}
+	if len(ps) == 0 {
+		return cfg, warns, nil
+	}
+	return cfg, warns, ps
 }
