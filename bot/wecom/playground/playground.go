@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +41,8 @@ type Config struct {
 	User string
 	// RefreshEvery is the refresh interval; default DefaultRefreshEvery.
 	RefreshEvery time.Duration
-	// AllowRemote serves clients that are not on loopback. Off by default:
-	// whoever reaches the page drives the agent as User.
+	// AllowRemote serves clients that are not on loopback, under any Host.
+	// Off by default: whoever reaches the page drives the agent as User.
 	AllowRemote bool
 	// Logger gets one line per message sent and per failure; nil discards.
 	Logger *slog.Logger
@@ -110,13 +111,23 @@ func New(cfg Config) (*Playground, error) {
 // Handler serves the page, its assets, /events (server-sent card updates)
 // and /send, all under Path.
 func (p *Playground) Handler() http.Handler {
+	// Browsers send Sec-Fetch-Site or Origin with a POST: a page on another
+	// origin cannot make a visitor's browser drive the agent.
+	guarded := http.NewCrossOriginProtection().Handler(p.mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.watchShutdown(r)
 		if !p.cfg.AllowRemote && !fromLoopback(r) {
 			http.Error(w, "the playground only answers on loopback (it drives the agent as "+p.cfg.User+")", http.StatusForbidden)
 			return
 		}
-		p.mux.ServeHTTP(w, r)
+		// Against DNS rebinding: a foreign page whose name was made to
+		// resolve to 127.0.0.1 reaches us from loopback, but under its own
+		// Host. RemoteAddr is loopback for anything behind a local proxy too.
+		if !p.cfg.AllowRemote && !loopbackHost(r.Host) {
+			http.Error(w, "the playground only answers to http://127.0.0.1, localhost or [::1], not "+strconv.Quote(r.Host), http.StatusMisdirectedRequest)
+			return
+		}
+		guarded.ServeHTTP(w, r)
 	})
 }
 
