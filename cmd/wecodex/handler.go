@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -73,7 +75,7 @@ type readyzBody struct {
 }
 
 func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	problems := h.check(r.Context())
+	problems, redisErr := h.check(r.Context())
 	body := readyzBody{Ready: len(problems) == 0, Problems: problems, Channels: h.channels()}
 	if h.deps.AgentWarnings != nil {
 		body.AgentWarnings = h.deps.AgentWarnings()
@@ -86,7 +88,9 @@ func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if body.Ready {
 			h.deps.Log.Info("ready")
 		} else {
-			h.deps.Log.Warn("not ready", "problems", problems)
+			// The driver's own error is for the log only: it can name
+			// internal addresses and says nothing an admin can act on.
+			h.deps.Log.Warn("not ready", "problems", problems, "redis_err", redisErr)
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -95,20 +99,37 @@ func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-func (h *readiness) check(ctx context.Context) map[string]string {
+// check returns each problem in an admin's words, and the Redis driver's
+// error (for the log) when the ping failed.
+func (h *readiness) check(ctx context.Context) (map[string]string, error) {
 	problems := map[string]string{}
 	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
 	defer cancel()
-	if err := h.deps.Redis.Ping(ctx); err != nil {
-		problems["redis"] = err.Error() + ": check redis.addr and that Redis is running"
+	redisErr := h.deps.Redis.Ping(ctx)
+	if redisErr != nil {
+		problems["redis"] = h.redisProblem(redisErr)
 	}
 	if p := h.agentProblem(); p != "" {
 		problems["agent"] = p
 	}
 	if len(problems) == 0 {
-		return nil
+		return nil, nil
 	}
-	return problems
+	return problems, redisErr
+}
+
+// redisProblem says which Redis does not answer and what to check.
+func (h *readiness) redisProblem(err error) string {
+	addrs := h.deps.Config.Redis.Addrs()
+	if len(addrs) == 0 {
+		return "the embedded Redis does not answer: restart wecodex (the log has the error)"
+	}
+	where := "Redis at " + strings.Join(addrs, ", ")
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return where + " did not answer within " + readinessTimeout.String() + ": check redis.addr and that Redis is running and reachable from here"
+	}
+	return where + " does not answer: check redis.addr and redis.password, and that Redis is running (the log has the error)"
 }
 
 // channels describes each channel: "off", or where WeCom reaches it.

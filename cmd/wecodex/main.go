@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/wecodex/wecodex/configs"
 )
 
 const usage = `wecodex: a WeCom bot that drives the Codex coding agent
@@ -87,64 +85,4 @@ func parseConfigFlags(name string, args []string, stderr io.Writer) (configFlags
 	}
 	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
 	return f, nil
-}
-
-// loadConfig loads the config file. When --config was not given and the
-// default file is missing (wecodex run from another directory), it falls back
-// to the defaults and the environment rather than refusing to start.
-func loadConfig(f configFlags) (*configs.Config, []configs.Warning, string, error) {
-	path := f.path
-	if !f.explicit {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			path = ""
-		}
-	}
-	cfg, warns, err := configs.Load(path)
-	return cfg, warns, path, err
-}
-
-// loadedConfig is a validated config and where it came from.
-type loadedConfig struct {
-	*configs.Config
-	path     string // "" when no file was read
-	warnings []configs.Warning
-}
-
-// loadValidConfig loads and validates the config for a command that runs
-// something, printing every problem to stderr. When ok is false the command
-// must stop and exit with code.
-func loadValidConfig(name string, args []string, stderr io.Writer) (lc loadedConfig, code int, ok bool) {
-	f, err := parseConfigFlags(name, args, stderr)
-	if err != nil {
-		return lc, exitUsage, false
-	}
-	cfg, warns, path, err := loadConfig(f)
-	if err != nil {
-		fmt.Fprintf(stderr, "wecodex %s: %v\n", name, err)
-		return lc, exitError, false
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "wecodex %s: invalid config %s:\n", name, describePath(path))
-		printProblems(stderr, err)
-		return lc, exitError, false
-	}
-	return loadedConfig{Config: cfg, path: path, warnings: warns}, exitOK, true
-}
-
-func describePath(path string) string {
-	if path == "" {
-		return "(defaults and WECODEX_* environment; no file)"
-	}
-	return path
-}
-
-func printProblems(w io.Writer, err error) {
-	var ps configs.Problems
-	if errors.As(err, &ps) {
-		for _, p := range ps {
-			fmt.Fprintf(w, "error: %s\n", p)
-		}
-		return
-	}
-	fmt.Fprintf(w, "error: %v\n", err)
 }

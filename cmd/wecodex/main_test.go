@@ -84,6 +84,13 @@ agent:
   kind: gpt
 `)
 	typo := writeConfig(t, "server:\n  adr: \":1\"\n")
+	farTypo := writeConfig(t, "server:\n  addres: \":1\"\n")
+	redisTypo := writeConfig(t, "redis:\n  adr: 10.0.0.5:6379\naccess:\n  allow_user: [alice]\n")
+	longconn := writeConfig(t, "wecom:\n  aibot:\n    mode: longconn\n    bot_id: b\n    secret: s\n")
+	app := writeConfig(t, "wecom:\n  app:\n    corp_id: ww1\n    agent_id: \"1000002\"\n    secret: s\n    token: t\n    encoding_aes_key: "+e2eAESKey+"\n")
+	playgroundEverywhere := writeConfig(t, "server:\n  addr: \":8080\"\nplayground:\n  enabled: true\n")
+	publicKey := writeConfig(t, "server:\n  addr: 0.0.0.0:8080\nwecom:\n  aibot:\n    token: wecodex-local-playground\n    encoding_aes_key: wecodexLocalPlaygroundKeyNotASecretNotProd0\n")
+	many := writeConfig(t, "redis:\n  db: lots\nagent:\n  turn_timeout: 30\ncards:\n  progress_style: loud\n")
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -96,8 +103,36 @@ agent:
 				"error: agent.kind: must be one of codex, acp, not \"gpt\"\n" +
 				"error: agent.turn_timeout: must be a positive duration like 500ms or 30m, not 0s\n" +
 				badKey + ": config has errors\n"},
-		{"unknown key is a warning", []string{"check-config", "-config", typo}, 0, "config OK\n",
-			"warning: server.adr: unknown key, ignored; did you mean server.addr?\n"},
+		// One edit from a known key: surely that key, silently ignored until
+		// now (this case said "config OK" before).
+		{"misspelt key is an error", []string{"check-config", "-config", typo}, 1, "",
+			"error: server.adr: unknown key; did you mean server.addr? (as spelt it is ignored, leaving server.addr at its default)\n" +
+				typo + ": config has errors\n"},
+		{"misspelt redis and access keys", []string{"check-config", "--config", redisTypo}, 1, "",
+			"error: access.allow_user: unknown key; did you mean access.allow_users? (as spelt it is ignored, leaving access.allow_users at its default)\n" +
+				"error: redis.adr: unknown key; did you mean redis.addr? (as spelt it is ignored, leaving redis.addr at its default)\n" +
+				redisTypo + ": config has errors\n"},
+		{"unknown key further off is a warning", []string{"check-config", "-config", farTypo}, 0, "config OK\n",
+			"warning: server.addres: unknown key, ignored; did you mean server.addr?\n"},
+		{"longconn is not served by this build", []string{"check-config", "--config", longconn}, 1, "",
+			"error: wecom.aibot.mode: \"longconn\" is not supported by this build, which serves the AI bot in webhook mode only; " +
+				"set wecom.aibot.mode: webhook with wecom.aibot.token and encoding_aes_key\n" + longconn + ": config has errors\n"},
+		{"the app is not served by this build", []string{"check-config", "--config", app}, 1, "",
+			"error: wecom.app: the self-built app channel is not supported by this build; " +
+				"remove wecom.app.corp_id, agent_id, secret, token and encoding_aes_key, and use the AI bot (wecom.aibot.*)\n" + app + ": config has errors\n"},
+		{"playground on every interface", []string{"check-config", "--config", playgroundEverywhere}, 1, "",
+			"error: server.addr: must be a loopback address like 127.0.0.1:8080 while playground.enabled is true, not \":8080\": " +
+				"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address\n" +
+				playgroundEverywhere + ": config has errors\n"},
+		{"public playground key beyond loopback", []string{"check-config", "--config", publicKey}, 1, "",
+			"error: wecom.aibot.encoding_aes_key: is the well-known local playground key (wecom.aibot.token \"wecodex-local-playground\" is too), published with wecodex: " +
+				"anyone could sign callbacks with it, so wecodex only listens on loopback with it, not on \"0.0.0.0:8080\"; " +
+				"set wecom.aibot.token and wecom.aibot.encoding_aes_key to the Token and EncodingAESKey from the WeCom admin console, " +
+				"or remove both to let the playground make its own, or set server.addr to 127.0.0.1:8080\n" + publicKey + ": config has errors\n"},
+		{"every value error at once", []string{"check-config", "--config", many}, 1, "",
+			"error: redis.db: must be a whole number, not \"lots\"\n" +
+				"error: agent.turn_timeout: must be a duration with a unit, like 500ms, 30s or 30m, not 30\n" +
+				"error: cards.progress_style: must be one of think, quote, not \"loud\"\n" + many + ": config has errors\n"},
 		{"local default", []string{"check-config", "--config", repoFile(t, "configs/wecodex.yaml")}, 0, "config OK\n", ""},
 		{"example", []string{"check-config", "--config", repoFile(t, "configs/wecodex.example.yaml")}, 0, "config OK\n", ""},
 		{"missing file", []string{"check-config", "--config", "/nonexistent/w.yaml"}, 1, "",
@@ -110,6 +145,21 @@ agent:
 					r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
 			}
 		})
+	}
+}
+
+// A WECODEX_* variable under a config section that names no key is an
+// error, in check-config and serve alike; the test suite's own are not.
+func TestCheckConfigEnvironment(t *testing.T) {
+	p := writeConfig(t, "log:\n  level: info\n")
+	cmd := command(t, "check-config", "--config", p)
+	cmd.Env = append(cmd.Env, "WECODEX_REDIS_ADR=10.0.0.5:6379", "WECODEX_TEST_SOMETHING=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	_ = cmd.Run()
+	want := "error: WECODEX_REDIS_ADR: matches no config key, so it is ignored; did you mean WECODEX_REDIS_ADDR (redis.addr)?\n" + p + ": config has errors\n"
+	if code := cmd.ProcessState.ExitCode(); code != 1 || out.String() != "" || errOut.String() != want {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant exit 1, stderr:\n%s", code, out.String(), errOut.String(), want)
 	}
 }
 
@@ -131,11 +181,35 @@ func TestUsageAndVersion(t *testing.T) {
 }
 
 func TestServeRefusesAnInvalidConfig(t *testing.T) {
-	p := writeConfig(t, "cards:\n  progress_style: loud\n")
-	r := runBin(t, "serve", "--config", p)
-	want := "wecodex serve: invalid config " + p + ":\nerror: cards.progress_style: must be one of think, quote, not \"loud\"\n"
-	if r.code != 1 || r.stderr != want {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"bad value", "cards:\n  progress_style: loud\n",
+			"error: cards.progress_style: must be one of think, quote, not \"loud\"\n"},
+		// The same warnings and errors as check-config, all at once.
+		{"typo, warning and value", "redis:\n  adr: x:1\nserver:\n  addres: x\nagent:\n  turn_timeout: 30\n",
+			"warning: server.addres: unknown key, ignored; did you mean server.addr?\n" +
+				"wecodex serve: invalid config %s:\n" +
+				"error: agent.turn_timeout: must be a duration with a unit, like 500ms, 30s or 30m, not 30\n" +
+				"error: redis.adr: unknown key; did you mean redis.addr? (as spelt it is ignored, leaving redis.addr at its default)\n"},
+		{"longconn", "wecom:\n  aibot:\n    mode: longconn\n    bot_id: b\n    secret: s\n",
+			"error: wecom.aibot.mode: \"longconn\" is not supported by this build, which serves the AI bot in webhook mode only; " +
+				"set wecom.aibot.mode: webhook with wecom.aibot.token and encoding_aes_key\n"},
+		{"playground on every interface", "server:\n  addr: 0.0.0.0:0\nplayground:\n  enabled: true\n",
+			"error: server.addr: must be a loopback address like 127.0.0.1:8080 while playground.enabled is true, not \"0.0.0.0:0\": " +
+				"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeConfig(t, tc.yaml)
+			want := tc.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, p)
+			} else {
+				want = "wecodex serve: invalid config " + p + ":\n" + want
+			}
+			r := runBin(t, "serve", "--config", p)
+			if r.code != 1 || r.stderr != want {
+				t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+			}
+		})
 	}
 }
 

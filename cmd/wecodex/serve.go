@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,7 +27,7 @@ import (
 const shutdownTimeout = 15 * time.Second
 
 func cmdServe(args []string, stderr io.Writer) int {
-	lc, code, ok := loadValidConfig("serve", args, stderr)
+	lc, code, ok := loadValidConfig("serve", args, true, stderr)
 	if !ok {
 		return code
 	}
@@ -38,8 +42,22 @@ func cmdServe(args []string, stderr io.Writer) int {
 	return exitOK
 }
 
+// HTTP server timeouts. No WriteTimeout would let a stalled reader hold a
+// connection forever; the playground's event stream, the one long response,
+// lifts both deadlines for itself. WeCom's callbacks are answered within 5 s.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
 // serve runs the HTTP server until ctx ends, then shuts down gracefully.
 func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
+	cfg, err := withPlaygroundCredentials(cfg, log)
+	if err != nil {
+		return err
+	}
 	st, err := store.Open(ctx, store.Options{
 		Addrs:      cfg.Redis.Addrs(),
 		MasterName: cfg.Redis.MasterName,
@@ -98,7 +116,10 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 	}()
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "agent", cfg.Agent.Kind, "embedded_redis", st.Embedded())
@@ -122,4 +143,28 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// withPlaygroundCredentials returns cfg with a random AI bot token and
+// EncodingAESKey when the playground is on and neither is configured
+// (configs.EphemeralAIBotCredentials): nothing secret is committed, and only
+// the playground, which is handed them, can sign a callback. They are never
+// logged and die with the process.
+func withPlaygroundCredentials(cfg *configs.Config, log *slog.Logger) (*configs.Config, error) {
+	if !cfg.EphemeralAIBotCredentials() {
+		return cfg, nil
+	}
+	var tok, key [32]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, fmt.Errorf("make the playground's token: %w", err)
+	}
+	if _, err := rand.Read(key[:]); err != nil {
+		return nil, fmt.Errorf("make the playground's EncodingAESKey: %w", err)
+	}
+	c := *cfg
+	c.WeCom.AIBot.Token = hex.EncodeToString(tok[:])
+	// 32 bytes are 43 base64 characters and one "=", which WeCom's format drops.
+	c.WeCom.AIBot.EncodingAESKey = strings.TrimSuffix(base64.StdEncoding.EncodeToString(key[:]), "=")
+	log.Info("playground: made up a token and EncodingAESKey for this run, since wecom.aibot.token and encoding_aes_key are empty; only the playground can sign callbacks")
+	return &c, nil
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/wecodex/wecodex/configs"
+)
+
+// loadConfig loads and checks the config file (configs.Check). When --config
+// was not given and the default file is missing (wecodex run from another
+// directory), it falls back to the defaults and the environment rather than
+// refusing to start. With serving, what this build cannot serve is a problem
+// too.
+func loadConfig(f configFlags, serving bool) (*configs.Config, []configs.Warning, string, error) {
+	path := f.path
+	if !f.explicit {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			path = ""
+		}
+	}
+	cfg, warns, err := configs.Check(path)
+	if cfg != nil && serving {
+		err = withProblems(err, unservable(cfg))
+	}
+	return cfg, warns, path, err
+}
+
+// unservable names each channel or mode the config asks for that this build
+// has no code for: without this, serve would start and serve nothing there.
+func unservable(cfg *configs.Config) configs.Problems {
+	var ps configs.Problems
+	if cfg.WeCom.AIBot.Mode == configs.AIBotLongConn {
+		ps = append(ps, configs.Problem{Key: "wecom.aibot.mode", Message: `"longconn" is not supported by this build, ` +
+			"which serves the AI bot in webhook mode only; set wecom.aibot.mode: webhook with wecom.aibot.token and encoding_aes_key"})
+	}
+	if cfg.AppEnabled() {
+		ps = append(ps, configs.Problem{Key: "wecom.app", Message: "the self-built app channel is not supported by this build; " +
+			"remove wecom.app.corp_id, agent_id, secret, token and encoding_aes_key, and use the AI bot (wecom.aibot.*)"})
+	}
+	return ps
+}
+
+// withProblems adds more to err's Problems; err may be nil. Any other error
+// (an unreadable file) stands alone.
+func withProblems(err error, more configs.Problems) error {
+	var ps configs.Problems
+	if err != nil && !errors.As(err, &ps) {
+		return err
+	}
+	ps = append(ps, more...)
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
+}
+
+// loadedConfig is a validated config and where it came from.
+type loadedConfig struct {
+	*configs.Config
+	path     string // "" when no file was read
+	warnings []configs.Warning
+}
+
+// loadValidConfig loads and checks the config for a command that runs
+// something, printing the warnings and every problem to stderr when there is
+// one. When ok is false the command must stop and exit with code.
+func loadValidConfig(name string, args []string, serving bool, stderr io.Writer) (lc loadedConfig, code int, ok bool) {
+	f, err := parseConfigFlags(name, args, stderr)
+	if err != nil {
+		return lc, exitUsage, false
+	}
+	cfg, warns, path, err := loadConfig(f, serving)
+	var ps configs.Problems
+	switch {
+	case errors.As(err, &ps):
+		printWarnings(stderr, warns)
+		fmt.Fprintf(stderr, "wecodex %s: invalid config %s:\n", name, describePath(path))
+		printProblems(stderr, ps)
+		return lc, exitError, false
+	case err != nil:
+		fmt.Fprintf(stderr, "wecodex %s: %v\n", name, err)
+		return lc, exitError, false
+	}
+	return loadedConfig{Config: cfg, path: path, warnings: warns}, exitOK, true
+}
+
+func describePath(path string) string {
+	if path == "" {
+		return "(defaults and WECODEX_* environment; no file)"
+	}
+	return path
+}
+
+func printWarnings(w io.Writer, warns []configs.Warning) {
+	for _, wr := range warns {
+		fmt.Fprintf(w, "warning: %s\n", wr)
+	}
+}
+
+func printProblems(w io.Writer, ps configs.Problems) {
+	for _, p := range ps {
+		fmt.Fprintf(w, "error: %s\n", p)
+	}
+}
