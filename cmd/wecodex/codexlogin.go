@@ -7,18 +7,20 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/wecodex/wecodex/configs"
 )
 
 // cmdCodexLogin runs `codex login` (agent.codex.bin) with the bot's own
 // CODEX_HOME, so the login lands where the bot's Codex looks for it and not
 // in the operator's ~/.codex. Everything after an optional leading --config
 // PATH goes to `codex login` as it is (--with-api-key, --device-auth, ...).
-// The agent's config is all it needs, so the rest of the file is not
-// validated: an admin can log Codex in before WeCom is set up.
+// The agent's config is all it needs, so only problems with agent.* keys
+// stop it: an admin can log Codex in before WeCom is set up.
 func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, rest := splitConfigFlag(args)
-	cfg, _, path, err := loadConfig(f)
-	if err != nil {
+	cfg, _, path, err := loadConfig(f, false)
+	if err = agentProblems(cfg, err); err != nil {
 		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
 		return exitError
 	}
@@ -52,4 +54,23 @@ func splitConfigFlag(args []string) (configFlags, []string) {
 		f.path, f.explicit, args = args[0][strings.Index(args[0], "=")+1:], true, args[1:]
 	}
 	return f, args
+}
+
+// agentProblems keeps of a config check's error what concerns the agent:
+// an unreadable file, or a problem with an agent.* key.
+func agentProblems(cfg *configs.Config, err error) error {
+	var ps configs.Problems
+	if cfg == nil || !errors.As(err, &ps) {
+		return err
+	}
+	var agent configs.Problems
+	for _, p := range ps {
+		if strings.HasPrefix(p.Key, "agent.") {
+			agent = append(agent, p)
+		}
+	}
+	if len(agent) == 0 {
+		return nil
+	}
+	return agent
 }
