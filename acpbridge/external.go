@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -30,6 +31,23 @@ const DefaultHangTimeout = 3 * time.Minute
 // session/new or session/load.
 const DefaultStartTimeout = 2 * time.Minute
 
+// DefaultCapabilitiesMeta is what wecodex declares in
+// clientCapabilities._meta so that the agents it supports send a message's
+// phase: codex-acp 2.x attaches _meta.jetbrains.air.phase to a chunk only for
+// a client whose _meta.jetbrains.air is an object (its isAirClient). The
+// object is left empty, so none of AIR's optional renderings (diff patches,
+// raw input, plan deltas), which need a version and a capabilities list, are
+// asked for. codex-acp 1.1.1–1.6.x sent _meta.codex.phase to every client.
+func DefaultCapabilitiesMeta() map[string]any {
+	return map[string]any{"jetbrains": map[string]any{"air": map[string]any{}}}
+}
+
+// agentDefaultEnv is set in the agent's environment unless agent.acp.env or
+// wecodex's own environment sets it: declaring AIR also turns on codex-acp
+// 2.x's prompt suggestions, one extra model request after every turn for a
+// composer wecodex does not have.
+var agentDefaultEnv = [][2]string{{"CODEX_ACP_PROMPT_SUGGESTIONS", "false"}}
+
 // ExternalOptions configures an ExternalAgent (agent.kind: acp).
 type ExternalOptions struct {
 	// Command is the agent's argv (agent.acp.command). Required.
@@ -44,8 +62,8 @@ type ExternalOptions struct {
 	// Zero means DefaultHangTimeout.
 	HangTimeout time.Duration
 	// CapabilitiesMeta is sent as clientCapabilities._meta, for agents that
-	// change what they send by it (codex-acp 2.x sends the message phase only
-	// to a client declaring {"jetbrains": {"air": {}}}).
+	// change what they send by it. Nil means DefaultCapabilitiesMeta; an
+	// empty map declares nothing.
 	CapabilitiesMeta map[string]any
 	// StartTimeout bounds initialize, session/new and session/load, which
 	// may start Codex and its thread; an agent that does not answer in time
@@ -74,6 +92,8 @@ type ExternalAgent struct {
 	closed   bool
 	sessions map[acp.SessionId]*extSession // by the id the caller holds
 	byAgent  map[acp.SessionId]*extSession // by the id in the current process
+
+	unphasedLogged atomic.Bool
 }
 
 // extSession is one session as the caller knows it.
@@ -129,6 +149,9 @@ func NewExternalAgent(ctx context.Context, opts ExternalOptions) (*ExternalAgent
 	if opts.Permissions == nil {
 		opts.Permissions = Policy(ApprovalDeny)
 	}
+	if opts.CapabilitiesMeta == nil {
+		opts.CapabilitiesMeta = DefaultCapabilitiesMeta()
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -182,6 +205,16 @@ func (a *ExternalAgent) ensureProc(ctx context.Context) (p *agentProc, restarted
 	a.proc = p
 	a.mu.Unlock()
 	return p, old != nil, nil
+}
+
+// noteUnphased says once in the log that the agent sends message text with no
+// phase: the card then cannot tell its commentary from its answer, and by the
+// phase rule all of it is answer.
+func (a *ExternalAgent) noteUnphased(agent string) {
+	if a.unphasedLogged.CompareAndSwap(false, true) {
+		a.log.Warn("agent sends message text without a phase; its commentary will show in the answer",
+			"agent", agent, "lacks", "_meta.codex.phase or _meta.jetbrains.air.phase on agent_message_chunk")
+	}
 }
 
 // NewSession implements Agent. cwd must exist; the agent's file requests are

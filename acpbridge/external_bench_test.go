@@ -106,6 +106,7 @@ type benchRig struct {
 
 func newBenchRig(tb testing.TB, sessionID acp.SessionId, sink Sink) *benchRig {
 	a := &ExternalAgent{
+		opts:     ExternalOptions{Command: []string{"recorded-agent"}},
 		log:      slog.New(slog.DiscardHandler),
 		sessions: map[acp.SessionId]*extSession{},
 		byAgent:  map[acp.SessionId]*extSession{},

@@ -3,6 +3,7 @@ package acpbridge
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -11,8 +12,9 @@ import (
 // process generation it serves, so a message from a process being replaced
 // cannot reach a session that moved on.
 type agentClient struct {
-	a   *ExternalAgent
-	gen uint64
+	a    *ExternalAgent
+	gen  uint64
+	info atomic.Pointer[string] // agentInfo "name version", once initialized
 }
 
 var _ acp.Client = (*agentClient)(nil)
@@ -28,31 +30,49 @@ func (c *agentClient) session(id acp.SessionId) (*extSession, *extTurn, Sink) {
 	return s, s.turn, s.sink
 }
 
-// SessionUpdate runs on acp-go-sdk's notification goroutine: it only routes
-// and queues, never waits on the sink.
+// SessionUpdate implements acp.Client. The SDK never calls it for an agent
+// process (updateReader takes every session/update first); it routes like
+// the reader does.
 func (c *agentClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	s, turn, sink := c.session(n.SessionId)
-	if s == nil {
+	if kind, ok := UpdateKind(n.Update); !ok {
+		c.a.log.Debug("dropping unknown session update", "session", n.SessionId, "kind", kind)
 		return nil
+	}
+	c.deliver(routeUpdate(n))
+	return nil
+}
+
+// deliver runs on the reader's goroutine: it only routes and queues, never
+// waits on the sink.
+func (c *agentClient) deliver(in inboundUpdate) {
+	s, turn, sink := c.session(in.session)
+	if s == nil {
+		return
 	}
 	if turn != nil {
 		turn.poke()
 	}
+	if in.unphased {
+		c.a.noteUnphased(c.agentInfo())
+	}
 	if sink == nil {
-		return nil // e.g. a replay while reattaching after a restart
+		return // e.g. a replay while reattaching after a restart
 	}
-	kind, ok := UpdateKind(n.Update)
-	if !ok {
-		c.a.log.Debug("dropping unknown session update", "session", s.id, "kind", kind)
-		return nil
-	}
-	if notice, ok := NoticeFromUpdate(n.Update); ok {
+	if in.notice != nil {
+		notice := *in.notice
 		s.queue.push(func() { sink.Notice(notice) })
-		return nil
+		return
 	}
-	u := RouteByMetaPhase(n.Update)
+	u := in.update
 	s.queue.push(func() { sink.Update(u) })
-	return nil
+}
+
+// agentInfo names the agent this client serves, from initialize's agentInfo.
+func (c *agentClient) agentInfo() string {
+	if p := c.info.Load(); p != nil {
+		return *p
+	}
+	return c.a.opts.Command[0]
 }
 
 // RequestPermission asks the configured PermissionFunc, reports the decision

@@ -77,6 +77,7 @@ func TestCodexACP260(t *testing.T) {
 	}{
 		{
 			name: "plain client: commentary arrives as answer text",
+			meta: map[string]any{}, // declares nothing
 			want: []string{
 				"message: I will list the files.",
 				"tool_call: echo hello-from-exec [execute] in_progress",

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,15 +32,7 @@ type agentProc struct {
 // startProc starts the agent process and initializes the ACP connection.
 func (a *ExternalAgent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 	cmd := exec.Command(a.opts.Command[0], a.opts.Command[1:]...)
-	cmd.Env = os.Environ()
-	keys := make([]string, 0, len(a.opts.Env))
-	for k := range a.opts.Env {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+a.opts.Env[k])
-	}
+	cmd.Env = agentEnv(os.Environ(), a.opts.Env)
 	// Its own process group, so a kill also reaches what the agent spawned
 	// (codex-acp runs `codex app-server` under it).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -129,8 +122,30 @@ func (a *ExternalAgent) startProc(ctx context.Context, gen uint64) (*agentProc, 
 	if resp.AgentInfo != nil {
 		p.info = resp.AgentInfo.Name + " " + resp.AgentInfo.Version
 	}
+	client.info.Store(&p.info)
 	log.Info("agent started", "agent", p.info, "load_session", p.caps.LoadSession)
 	return p, nil
+}
+
+// agentEnv is the agent's environment: ours, then agent.acp.env (sorted, so
+// the order is stable), then the defaults neither of them set.
+func agentEnv(base []string, env map[string]string) []string {
+	out := slices.Clone(base)
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	for _, kv := range agentDefaultEnv {
+		if _, set := env[kv[0]]; set || slices.ContainsFunc(base, func(e string) bool { return strings.HasPrefix(e, kv[0]+"=") }) {
+			continue
+		}
+		out = append(out, kv[0]+"="+kv[1])
+	}
+	return out
 }
 
 // alive reports whether the process is still running.

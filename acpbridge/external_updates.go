@@ -2,7 +2,6 @@ package acpbridge
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -20,6 +19,7 @@ import (
 // (our own `wecodex codex-acp` writes tens of thousands of chunks a second)
 // fills it whenever the handler goroutine is starved for a moment, which ends
 // the turn with "the agent closed its output". Here session/update is decoded
+// (once: text chunks by a scanner, the rest by the SDK's types), routed by phase
 // and handed to the client on this reader's own goroutine, in stream order,
 // and nothing is read from the agent until that is done: a slow consumer
 // makes the agent's writes wait in the pipe instead of losing the connection.
@@ -27,17 +27,18 @@ import (
 // in the same order, so a response still comes after every update before it.
 type updateReader struct {
 	src     io.Reader
-	handle  func(acp.SessionNotification)
+	handle  func(inboundUpdate)
 	log     *slog.Logger
 	pr      *io.PipeReader
 	pw      *io.PipeWriter
 	stopped chan struct{} // closed when run returns
+	seen    seenStrings   // the run goroutine's own
 }
 
 // maxAgentLine bounds one message from the agent, as the SDK's own reader does.
 const maxAgentLine = 10 << 20
 
-func newUpdateReader(src io.Reader, handle func(acp.SessionNotification), log *slog.Logger) *updateReader {
+func newUpdateReader(src io.Reader, handle func(inboundUpdate), log *slog.Logger) *updateReader {
 	pr, pw := io.Pipe()
 	return &updateReader{src: src, handle: handle, log: log, pr: pr, pw: pw, stopped: make(chan struct{})}
 }
@@ -99,38 +100,71 @@ type envelope struct {
 // take handles line when it is a notification for the client and reports
 // whether it did; anything else is left for the SDK.
 func (r *updateReader) take(line []byte) bool {
-	var m envelope
-	if err := json.Unmarshal(line, &m); err != nil || m.ID != nil || m.Method == "" {
-		return false // a response, a request, or something the SDK reports
+	method, params, ok := scanEnvelope(line)
+	if !ok {
+		return r.takeDecoded(line)
 	}
-	switch m.Method {
-	case "$/cancel_request":
-		// The SDK handles it on its reader, never queued.
-		return false
+	switch method {
+	case "":
+		return false // a response, a request, or something the SDK reports
 	case acp.ClientMethodSessionUpdate:
-		var n acp.SessionNotification
-		if err := json.Unmarshal(m.Params, &n); err != nil {
-			r.log.Error("agent sent an undecodable session/update", "err", err)
+		if in, ok := scanUpdate(params, &r.seen); ok {
+			r.handle(in)
 			return true
 		}
-		if err := n.Validate(); err != nil {
-			r.log.Error("agent sent an invalid session/update", "err", err)
-			return true
-		}
-		r.handle(n)
+		r.takeUpdate(params)
 		return true
 	default:
-		// Any other notification (an extension's "_..." or an unstable
-		// method) has no handler in agentClient: the SDK would only log it.
-		// Dropping it here keeps it out of the SDK's bounded queue too.
-		r.log.Debug("ignoring agent notification", "method", m.Method)
-		return true
+		return r.takeOther(method)
 	}
 }
 
-// sessionUpdates adapts agentClient.SessionUpdate to updateReader.
-func sessionUpdates(c *agentClient) func(acp.SessionNotification) {
-	return func(n acp.SessionNotification) {
-		_ = c.SessionUpdate(context.Background(), n)
+// takeDecoded is take for a line the scanner left alone: encoding/json
+// decides what it is.
+func (r *updateReader) takeDecoded(line []byte) bool {
+	var m envelope
+	if err := json.Unmarshal(line, &m); err != nil || m.ID != nil || m.Method == "" {
+		return false
 	}
+	if m.Method == acp.ClientMethodSessionUpdate {
+		r.takeUpdate(m.Params)
+		return true
+	}
+	return r.takeOther(m.Method)
 }
+
+// takeUpdate decodes a session/update's params with the SDK's types: every
+// update but the common text chunk.
+func (r *updateReader) takeUpdate(params []byte) {
+	var n acp.SessionNotification
+	if err := json.Unmarshal(params, &n); err != nil {
+		r.log.Error("agent sent an undecodable session/update", "err", err)
+		return
+	}
+	if err := n.Validate(); err != nil {
+		r.log.Error("agent sent an invalid session/update", "err", err)
+		return
+	}
+	kind, ok := UpdateKind(n.Update)
+	if !ok {
+		r.log.Debug("dropping unknown session update", "session", n.SessionId, "kind", kind)
+		return
+	}
+	r.handle(routeUpdate(n))
+}
+
+// takeOther handles a notification other than session/update.
+func (r *updateReader) takeOther(method string) bool {
+	if method == "$/cancel_request" {
+		// The SDK handles it on its reader, never queued.
+		return false
+	}
+	// Any other notification (an extension's "_..." or an unstable
+	// method) has no handler in agentClient: the SDK would only log it.
+	// Dropping it here keeps it out of the SDK's bounded queue too.
+	r.log.Debug("ignoring agent notification", "method", method)
+	return true
+}
+
+// sessionUpdates hands the reader's updates to the client.
+func sessionUpdates(c *agentClient) func(inboundUpdate) { return c.deliver }
