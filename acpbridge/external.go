@@ -199,7 +199,7 @@ func (a *ExternalAgent) ensureProc(ctx context.Context) (p *agentProc, restarted
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
-		p.stop(5 * time.Second)
+		p.stop(stopGrace)
 		return nil, false, errors.New("the agent is closed")
 	}
 	a.proc = p
@@ -548,7 +548,8 @@ func (a *ExternalAgent) PID() int {
 }
 
 // Close implements Agent: it stops the agent process (closing its stdin, then
-// killing it after a grace period) and the sessions' queues.
+// SIGTERM and SIGKILL to its process group, each after a short grace) and the
+// sessions' queues.
 func (a *ExternalAgent) Close() error {
 	a.mu.Lock()
 	if a.closed {
@@ -565,7 +566,7 @@ func (a *ExternalAgent) Close() error {
 	// its own process; holding startMu here waits for that.
 	a.startMu.Lock()
 	if p != nil {
-		p.stop(5 * time.Second)
+		p.stop(stopGrace)
 	}
 	a.startMu.Unlock()
 	for _, s := range sessions {

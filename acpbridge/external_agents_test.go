@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -317,6 +318,12 @@ func TestRealAgentsLongAnswer(t *testing.T) {
 			got := rec.lines("message")
 			if want := "message: " + strings.Join(deltas, ""); len(got) != 1 || got[0] != want {
 				t.Errorf("answer: %d messages; first differs from the %d-byte answer", len(got), len(want))
+			}
+			// zed's codex-acp never exits on EOF: Close must stop it anyway.
+			pid := a.PID()
+			a.Close()
+			if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+				t.Errorf("agent %d after Close: kill(0) = %v, want ESRCH", pid, err)
 			}
 		})
 	}

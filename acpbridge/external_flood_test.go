@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +19,10 @@ import (
 // agent (acp-go-sdk's agent side on stdio) whose every prompt answers with N
 // agent_message_chunk notifications sent as fast as the SDK writes them.
 const floodAgentEnv = "WECODEX_TEST_FLOOD_AGENT"
+
+// stubbornAgentEnv, when set too, makes that agent ignore both EOF on its
+// stdin and SIGTERM, as an agent that never exits on its own would.
+const stubbornAgentEnv = "WECODEX_TEST_STUBBORN_AGENT"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(floodAgentEnv); v != "" {
@@ -34,10 +40,17 @@ func TestMain(m *testing.M) {
 func floodChunk(i int) string { return fmt.Sprintf("c%06d ", i) }
 
 func runFloodAgent(n int) {
+	stubborn := os.Getenv(stubbornAgentEnv) != ""
+	if stubborn {
+		signal.Ignore(syscall.SIGTERM)
+	}
 	a := &floodAgent{n: n}
 	conn := acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	a.conn = conn
 	<-conn.Done()
+	if stubborn {
+		select {}
+	}
 }
 
 type floodAgent struct {
@@ -218,5 +231,35 @@ func TestExternalAgentFloodWhileHandlerStalls(t *testing.T) {
 		if want := floodChunk(i); got != want {
 			t.Fatalf("chunk %d is %q, want %q (lost, repeated or reordered)", i, got, want)
 		}
+	}
+}
+
+// TestExternalAgentCloseStopsStubbornAgent: an agent that ignores EOF and
+// SIGTERM is gone once Close returns.
+func TestExternalAgentCloseStopsStubbornAgent(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := NewExternalAgent(ctx, ExternalOptions{
+		Command: []string{exe, "-test.run=^$"},
+		Env:     map[string]string{floodAgentEnv: "1", stubbornAgentEnv: "1"},
+		Log:     slog.New(slog.NewTextHandler(newTWriter(t), &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		t.Fatalf("start agent: %v", err)
+	}
+	pid := a.PID()
+	if pid == 0 {
+		t.Fatal("no agent process")
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Close waited for the process to exit and reaped it: the pid is free.
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("agent %d after Close: kill(0) = %v, want ESRCH", pid, err)
 	}
 }

@@ -168,18 +168,35 @@ func (p *agentProc) kill() {
 	<-p.exited
 }
 
-// stop asks the process to exit by closing its stdin, then kills it after
-// grace.
+// stop asks the process to exit by closing its stdin, then, when it is still
+// there after grace, sends its group SIGTERM, and SIGKILL after grace more.
+// Some agents never exit on EOF (zed's codex-acp), so grace is short.
 func (p *agentProc) stop(grace time.Duration) {
 	_ = p.stdin.Close()
-	t := time.NewTimer(grace)
+	if p.waitExit(grace) {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	if p.waitExit(grace) {
+		return
+	}
+	p.kill()
+}
+
+// waitExit reports whether the process exits within d.
+func (p *agentProc) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-p.exited:
+		return true
 	case <-t.C:
-		p.kill()
+		return false
 	}
 }
+
+// stopGrace is how long Close lets an agent exit on EOF, then on SIGTERM.
+const stopGrace = 500 * time.Millisecond
 
 // procError turns an error from a call on p's connection into one that says
 // what happened to the agent when the process is gone.
