@@ -3,6 +3,7 @@ package acpbridge
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -19,6 +20,11 @@ import (
 // agent (acp-go-sdk's agent side on stdio) whose every prompt answers with N
 // agent_message_chunk notifications sent as fast as the SDK writes them.
 const floodAgentEnv = "WECODEX_TEST_FLOOD_AGENT"
+
+// loadFIFOEnv, when set too, names a FIFO: the agent advertises loadSession,
+// and its session/load opens the FIFO and reads it to EOF before answering,
+// so a test holds the load open exactly as long as it wants.
+const loadFIFOEnv = "WECODEX_TEST_LOAD_FIFO"
 
 // stubbornAgentEnv, when set too, makes that agent ignore both EOF on its
 // stdin and SIGTERM, as an agent that never exits on its own would.
@@ -60,10 +66,21 @@ type floodAgent struct {
 
 func (a *floodAgent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
 	return acp.InitializeResponse{
-		ProtocolVersion: acp.ProtocolVersionNumber,
-		AgentInfo:       &acp.Implementation{Name: "flood", Version: "0"},
-		AuthMethods:     []acp.AuthMethod{},
+		ProtocolVersion:   acp.ProtocolVersionNumber,
+		AgentInfo:         &acp.Implementation{Name: "flood", Version: "0"},
+		AuthMethods:       []acp.AuthMethod{},
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: os.Getenv(loadFIFOEnv) != ""},
 	}, nil
+}
+
+func (a *floodAgent) LoadSession(context.Context, acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	f, err := os.Open(os.Getenv(loadFIFOEnv)) // blocks until the test opens it to write
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	defer f.Close()
+	_, err = io.Copy(io.Discard, f)
+	return acp.LoadSessionResponse{}, err
 }
 
 func (a *floodAgent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
