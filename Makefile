@@ -3,10 +3,14 @@
 
 CODEX_VERSION    := 0.171.0
 CODEX_ACP_VERSION := 2.6.0
+ZED_CODEX_ACP_VERSION := 0.16.0
 STATICCHECK      := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TOOLS            := $(CURDIR)/.tools
 CODEX_BIN        := $(TOOLS)/codex/node_modules/.bin/codex
 CODEX_ACP_BIN    := $(TOOLS)/codex-acp/node_modules/.bin/codex-acp
+# The Rust agent's own binary (its npm wrapper only spawns it), from the
+# platform package npm installs beside it.
+ZED_CODEX_ACP_BIN := $(TOOLS)/zed-codex-acp/node_modules/.bin/codex-acp-linux-x64
 CONFIG           ?= configs/wecodex.yaml
 CHROMIUM         := /usr/bin/chromium
 SUDO             := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -14,6 +18,7 @@ SUDO             := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Tests and `make run` find the pinned Codex (and codex-acp, to compare against) here.
 export WECODEX_TEST_CODEX_BIN := $(CODEX_BIN)
 export WECODEX_TEST_CODEX_ACP_BIN := $(CODEX_ACP_BIN)
+export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 
 .PHONY: all build run demo test bench bench-bridge load lint tools clean
@@ -23,7 +28,7 @@ all: build
 build:
 	go build -o bin/wecodex ./cmd/wecodex
 
-tools: $(CODEX_BIN) $(CODEX_ACP_BIN)
+tools: $(CODEX_BIN) $(CODEX_ACP_BIN) $(ZED_CODEX_ACP_BIN)
 
 # npm_install DIR PACKAGE@VERSION: a pinned npm package in its own ignored folder.
 define npm_install
@@ -39,6 +44,11 @@ $(CODEX_BIN):
 # The published ACP bridge, only to compare against in tests and benchmarks.
 $(CODEX_ACP_BIN):
 	$(call npm_install,$(TOOLS)/codex-acp,@agentclientprotocol/codex-acp@$(CODEX_ACP_VERSION))
+
+# zed's Rust codex-acp (Codex embedded), the other published agent the
+# external-agent tests run.
+$(ZED_CODEX_ACP_BIN):
+	$(call npm_install,$(TOOLS)/zed-codex-acp,@zed-industries/codex-acp@$(ZED_CODEX_ACP_VERSION))
 
 # Debian's Chromium for the playground's browser tests (and an emoji font so
 # screenshots show the status icons).
@@ -64,7 +74,7 @@ bench: tools
 # The bridge's own CPU and peak RSS beside the published codex-acp, on the same
 # real Codex and the same scripted 20,000-delta answer (README, "Performance").
 bench-bridge: build tools
-	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -deltas 20000 -runs 5
+	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 20000 -runs 5
 
 # Webhook callbacks and refreshes against a real serve and Redis on loopback: p50/p99.
 load: build

@@ -25,6 +25,7 @@ func main() {
 	var f flags
 	flag.StringVar(&f.wecodex, "wecodex", "bin/wecodex", "the wecodex binary")
 	flag.StringVar(&f.codexACP, "codex-acp", ".tools/codex-acp/node_modules/.bin/codex-acp", "the published codex-acp")
+	flag.StringVar(&f.zed, "zed-codex-acp", "", "zed's Rust codex-acp binary, measured too when set (it embeds Codex: its figures include Codex's)")
 	flag.StringVar(&f.codex, "codex", ".tools/codex/node_modules/.bin/codex", "the codex both bridges run")
 	flag.IntVar(&f.deltas, "deltas", 20000, "deltas in the scripted answer")
 	flag.IntVar(&f.runs, "runs", 5, "runs of each bridge, alternating")
@@ -36,8 +37,8 @@ func main() {
 }
 
 type flags struct {
-	wecodex, codexACP, codex string
-	deltas, runs             int
+	wecodex, codexACP, codex, zed string
+	deltas, runs                  int
 }
 
 // bridge is one ACP agent under test.
@@ -85,23 +86,28 @@ func run(f flags) error {
 	theirs := &bridge{name: "codex-acp 2.6.0", command: []string{f.codexACP},
 		env: with(env, "CODEX_PATH", codex, "CODEX_ACP_PROMPT_SUGGESTIONS", "false")}
 
+	all := []*bridge{ours, theirs}
+	if f.zed != "" {
+		all = append(all, &bridge{name: "zed codex-acp 0.16.0", command: []string{f.zed}, env: env})
+	}
 	fmt.Printf("answer: %d deltas, %d bytes; %d runs each, alternating\n", f.deltas, len(answer), f.runs)
 	for i := 0; i < f.runs; i++ {
-		order := []*bridge{ours, theirs}
-		if i%2 == 1 {
-			order = []*bridge{theirs, ours}
-		}
+		order := append(all[i%len(all):len(all):len(all)], all[:i%len(all)]...)
 		for _, b := range order {
 			s, err := measure(b, workspace, answer)
 			if err != nil {
 				return fmt.Errorf("%s, run %d: %w", b.name, i+1, err)
 			}
 			b.samples = append(b.samples, s)
-			fmt.Printf("run %d %-18s cpu %.3fs  peak rss %6.1f MiB  wall %.2fs\n",
-				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.wall.Seconds())
+			fmt.Printf("run %d %-20s cpu %.3fs  peak rss %6.1f MiB  wall %.2fs  wecodex client cpu %.3fs\n",
+				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.wall.Seconds(), s.client)
 		}
 	}
 	report(ours, theirs)
+	for _, b := range all {
+		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; wecodex client cpu %.3fs\n",
+			b.name, median(b.samples, cpuOf), median(b.samples, rssOf)/1024, median(b.samples, clientOf))
+	}
 	return nil
 }
 
@@ -145,13 +151,16 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 		return sample{}, err
 	}
 	var got collector
+	before := selfCPU()
 	if _, err := agent.Prompt(ctx, id, "Write the long answer.", &got); err != nil {
 		return sample{}, err
 	}
+	client := selfCPU() - before
 	s, err := readProc(agent.PID())
 	if err != nil {
 		return sample{}, err
 	}
+	s.client = client
 	s.wall = time.Since(start)
 	if text := got.answer.String(); text != answer {
 		return sample{}, fmt.Errorf("answer differs: got %d bytes, want %d (first difference at byte %d)",
@@ -179,8 +188,9 @@ func report(ours, theirs *bridge) {
 	fmt.Println("both bridges delivered the whole answer in every run")
 }
 
-func cpuOf(s sample) float64 { return s.cpu }
-func rssOf(s sample) float64 { return float64(s.rssKiB) }
+func cpuOf(s sample) float64    { return s.cpu }
+func clientOf(s sample) float64 { return s.client }
+func rssOf(s sample) float64    { return float64(s.rssKiB) }
 
 func median(samples []sample, f func(sample) float64) float64 {
 	v := make([]float64, len(samples))

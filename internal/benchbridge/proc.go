@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -23,6 +24,18 @@ type sample struct {
 	cpu    float64 // user + system seconds of the process itself, not its children
 	rssKiB int64   // VmHWM: peak resident set size
 	wall   time.Duration
+	// client is this process's own CPU seconds over the turn: what
+	// wecodex's ExternalAgent spends reading the bridge.
+	client float64
+}
+
+// selfCPU is this process's user + system CPU seconds so far.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func readProc(pid int) (sample, error) {
