@@ -55,7 +55,7 @@ func moduleRoot(t *testing.T) string {
 // harnessEnv is the harness environment as an ExternalOptions.Env map.
 func harnessEnv(h *codextest.Harness, extra ...string) map[string]string {
 	env := map[string]string{}
-	for _, kv := range append(sm.Env(h.Home), extra...) {
+	for _, kv := range append(h.CodexEnv(), extra...) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
