@@ -102,6 +102,7 @@ type Engine struct {
 	deliver Deliverer
 	log     *slog.Logger
 	wakeups chan string
+	hooks   testHooks
 
 	mu       sync.Mutex
 	runCtx   context.Context            // set while Run runs

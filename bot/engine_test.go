@@ -213,18 +213,17 @@ func TestTurnTimeoutFails(t *testing.T) {
 // A turn that outlives the stream window: the stream finishes with a note
 // and the answer arrives through the Deliverer, exactly once.
 func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
-	cfg := testConfig(t, "a")
-	cfg.StreamWindow = time.Nanosecond
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
+	st := newRecordingStore(t)
+	r := newReplica(t, st, testConfig(t, "a"))
+	win := firstWindow(r.e)
 	r.run(t)
 	text := "gate:w"
 	id := receive(t, r.e, msg("m1", "alice", text)).StreamID
-	waitStarted(t, r.agent, text)
+	// The window ends once the agent's first thought is on the stream.
+	st.waitFor(t, "showed the thought", lastHas("working on: "+text))
+	win <- time.Now()
 	final := waitFinished(t, r.e, id)
-	// The window may close before or after the agent's first thought.
-	note := "_(this reply is taking long: the rest of the answer follows in a separate message)_"
-	early := "<think>\n⏳ Working…\n</think>\n\n" + note
-	if want := (card{text: text}).render() + note; final.Content != want && final.Content != early {
+	if want := (card{text: text}).render() + windowNote; final.Content != want {
 		t.Fatalf("stream ended with:\n%q\nwant\n%q", final.Content, want)
 	}
 	if ds := r.out.all(); len(ds) != 0 {

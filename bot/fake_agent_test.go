@@ -18,7 +18,10 @@ import (
 // handler. What a prompt does depends on its text:
 //
 //	block     – waits until the turn is cancelled
-//	gate:NAME – waits until release(NAME), then answers
+//	gate:NAME – waits until release(NAME), then answers; NAME ends at the
+//	            first space, so a long prompt can still name a gate
+//	half:NAME – answers the first half, waits until release(NAME), then
+//	            answers the rest
 //	fail      – fails with "codex crashed"
 //	big:N     – answers N bytes
 //	other     – answers "answer to: <text>"
@@ -104,11 +107,22 @@ func (f *fakeAgent) Prompt(ctx context.Context, id acp.SessionId, text string, s
 		<-cancel
 		return acp.StopReasonCancelled, nil
 	case strings.HasPrefix(text, "gate:"):
+		name, _, _ := strings.Cut(strings.TrimPrefix(text, "gate:"), " ")
 		select {
-		case <-f.gate(strings.TrimPrefix(text, "gate:")):
+		case <-f.gate(name):
 		case <-cancel:
 			return acp.StopReasonCancelled, nil
 		}
+	case strings.HasPrefix(text, "half:"):
+		a := answer(text)
+		sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m1", a[:len(a)/2]))
+		select {
+		case <-f.gate(strings.TrimPrefix(text, "half:")):
+		case <-cancel:
+			return acp.StopReasonCancelled, nil
+		}
+		sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m1", a[len(a)/2:]))
+		return acp.StopReasonEndTurn, nil
 	case text == "ask" && f.permission != nil:
 		title := "run ls"
 		f.permission(ctx, acp.RequestPermissionRequest{

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -38,21 +37,7 @@ func (e *Engine) runTurn(ctx context.Context, w *worker, q queued, takeover bool
 		cards.WithInterval(e.cfg.UpdateInterval))
 	sink := cardSink{pub: pub}
 
-	// The platform stops refreshing the stream a fixed time after the user's
-	// message, however long it waited in the queue.
-	windowDone := make(chan struct{})
-	windowStopped := make(chan struct{})
-	go func() {
-		defer close(windowStopped)
-		t := time.NewTimer(time.Until(time.UnixMilli(q.Received).Add(e.cfg.StreamWindow)))
-		defer t.Stop()
-		select {
-		case <-windowDone:
-		case <-t.C:
-			out.windowClosed.Store(true)
-			pub.Refresh()
-		}
-	}()
+	stopWindow := e.watchWindow(q, out, pub)
 	pub.Refresh() // show the turn as running at once
 
 	turnCtx, stop := context.WithCancelCause(ctx)
@@ -62,13 +47,16 @@ func (e *Engine) runTurn(ctx context.Context, w *worker, q queued, takeover bool
 	w.setCancel(stop)
 	stopReason, err := e.prompt(timed, log, q, sink, takeover)
 	w.setCancel(nil)
+	pub.Do(func(*cards.Card) { out.end() })
+	if e.hooks.turnEnded != nil {
+		e.hooks.turnEnded(q.StreamID)
+	}
+	stopWindow()
 
 	status := e.outcome(ctx, timed, sink, stopReason, err)
 	log.Info("turn ended", "status", status.String())
 	pub.SetStatus(status)
 	pub.Close()
-	close(windowDone)
-	<-windowStopped
 	dctx, cancel := context.WithTimeout(saveCtx, 30*time.Second)
 	defer cancel()
 	out.deliverRest(dctx, card)
@@ -151,7 +139,9 @@ type shown struct {
 // offset where text not yet shown starts; shown is where the body the stream
 // last showed ends, so a roll-over never takes back text the user saw. open,
 // from and shown are used only on the publisher's goroutine (render and
-// emit), then by deliverRest after the publisher closed.
+// emit), then by deliverRest after the publisher closed. ended and
+// windowClosed are guarded by the card's lock: set in Publisher.Do, read in
+// render.
 type stream struct {
 	e            *Engine
 	log          *slog.Logger
@@ -159,14 +149,17 @@ type stream struct {
 	open         bool
 	from         int
 	shown        int
-	windowClosed atomic.Bool
+	ended        bool
+	windowClosed bool
 }
 
 func (s *stream) render(c *cards.Card) shown {
 	if !s.open {
 		return shown{skip: true}
 	}
-	return shown{StreamFrame: c.Stream(s.from, s.shown), windowClosed: s.windowClosed.Load()}
+	// Once the turn is over its next frame carries the whole outcome, so a
+	// window that closed meanwhile no longer cuts the stream short.
+	return shown{StreamFrame: c.Stream(s.from, s.shown), windowClosed: s.windowClosed && !s.ended}
 }
 
 // emit writes a frame to the store. A body that outgrew the frame, or a
