@@ -283,14 +283,8 @@ func TestLongAnswerContinuesThroughTheDelivererAndMore(t *testing.T) {
 
 func waitDeliveries(t *testing.T, d *deliveries) []bot.Delivery {
 	t.Helper()
-	for range 1000 {
-		if ds := d.all(); len(ds) > 0 {
-			return ds
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("nothing delivered")
-	return nil
+	eventually(t, func() string { return "nothing delivered" }, func() bool { return len(d.all()) > 0 })
+	return d.all()
 }
 
 func checkDeliveries(t *testing.T, ds []bot.Delivery, user, stream, url string) {

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -103,22 +104,36 @@ func receive(t *testing.T, e *bot.Engine, m bot.Message) bot.Frame {
 	return f
 }
 
+// hangGuard bounds every wait of these tests so a hung engine fails with a
+// message. It is a deadline for a hang, not a speed limit: nothing here
+// takes more than a small part of it even on a loaded machine.
+const hangGuard = 2 * time.Minute
+
+// eventually polls cond until it holds, failing the test with what once
+// hangGuard has passed.
+func eventually(t *testing.T, what func() string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(what())
+		}
+		time.Sleep(5 * time.Millisecond) // a poll interval, not a wait for an outcome
+	}
+}
+
 // waitFrame polls the store until the stream's frame satisfies ok.
 func waitFrame(t *testing.T, e *bot.Engine, streamID string, what string, ok func(bot.Frame) bool) bot.Frame {
 	t.Helper()
 	var last bot.Frame
-	for range 1000 {
+	eventually(t, func() string { return fmt.Sprintf("stream %s never became %s; last frame: %+v", streamID, what, last) }, func() bool {
 		f, _, err := e.Frame(context.Background(), streamID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok(f) {
-			return f
-		}
 		last = f
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("stream %s never became %s; last frame: %+v", streamID, what, last)
+		return ok(f)
+	})
 	return last
 }
 
@@ -134,7 +149,7 @@ func waitStarted(t *testing.T, a *fakeAgent, text string) {
 		if got != text {
 			t.Fatalf("agent started %q, want %q", got, text)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatalf("agent never started %q", text)
 	}
 }

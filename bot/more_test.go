@@ -23,7 +23,10 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 	if _, _, err := st.Enqueue(ctx, "alice", []byte("popped by the ghost"), 5); err != nil {
 		t.Fatal(err)
 	}
-	if tok, _, _, _, err := st.TakeTurn(ctx, "alice", "ghost", 1500*time.Millisecond); err != nil || tok == 0 {
+	// The ghost's lease outlives any stall of this test until the test
+	// makes it lapse, as the lease of a replica that died does.
+	tok, _, _, _, err := st.TakeTurn(ctx, "alice", "ghost", time.Hour)
+	if err != nil || tok == 0 {
 		t.Fatalf("ghost TakeTurn = %d %v", tok, err)
 	}
 	b := newReplica(t, st, testConfig(t, "b"))
@@ -31,6 +34,9 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 	f := receive(t, b.e, msg("m1", "alice", "after the ghost"))
 	if f.Content != "⏳ Queued (position 1) — waiting for the running turn to finish." {
 		t.Fatalf("while the ghost holds the lease: %q", f.Content)
+	}
+	if held, _, err := st.RenewLease(ctx, "alice", tok, time.Millisecond); err != nil || !held {
+		t.Fatalf("let the ghost's lease lapse: held %v, %v", held, err)
 	}
 	got := waitFinished(t, b.e, f.StreamID).Content
 	if want := (card{text: "after the ghost", withAnswer: true, status: done()}).render(); got != want {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
 // What the bot engine itself answers (bot/text.go).
@@ -99,7 +101,12 @@ func send(t *testing.T, ctx context.Context, text string) {
 // whose commentary lands in the progress section and whose answer is the
 // body, then a long turn stopped with /stop from the composer.
 func TestPlaygroundTurnAndStop(t *testing.T) {
-	d := startDemo(t)
+	// The long answer stops at a gate after a few words, so it is still
+	// running when the queued message and /stop arrive, at any speed.
+	gate := scriptedmodel.NewGate()
+	t.Cleanup(gate.Release)
+	isLong := func(req *scriptedmodel.Request) bool { return strings.Contains(strings.ToLower(req.UserText), LongWord) }
+	d := startDemoScript(t, holdingScript(isLong, 5, gate))
 	ctx := browser(t)
 	open(t, ctx, d.URL)
 
@@ -227,22 +234,30 @@ func TestPlaygroundRefusal(t *testing.T) {
 // TestPlaygroundResponseURL: when the stream window closes before the turn
 // ends, the bot finishes the stream with a note and delivers the answer
 // through response_url; the playground's response_url server receives it and
-// the card shows it under the stream's part.
+// the card shows it under the stream's part, every byte of it once.
 func TestPlaygroundResponseURL(t *testing.T) {
-	// Starting Codex alone outlasts a 1 s window, so the answer always
-	// arrives after the stream closed.
-	d := startDemo(t, "WECODEX_WECOM_AIBOT_STREAM_WINDOW=1s")
+	// The answer waits at a gate until the stream finished with its note,
+	// so the window closes before the answer at any machine speed.
+	gate := scriptedmodel.NewGate()
+	t.Cleanup(gate.Release)
+	d := startDemoScript(t, holdingScript(afterCommand, 0, gate), "WECODEX_WECOM_AIBOT_STREAM_WINDOW=1s")
 	ctx := browser(t)
 	open(t, ctx, d.URL)
 	send(t, ctx, "What is in my workspace?")
+	waitCard(t, ctx, 0, `s === "running (continues in a separate message)"`)
+	note := "(this reply is taking long: the rest of the answer follows in a separate message)"
+	if c := readCards(t, ctx)[0]; c.Body != note+"\n" || len(c.Continued) != 0 {
+		t.Fatalf("stream after its window closed: body %q, continued %q; want only the note", c.Body, c.Continued)
+	}
+	gate.Release()
 	waitCard(t, ctx, 0, `s.endsWith("done")`)
 	c := readCards(t, ctx)[0]
 	if len(c.Continued) != 1 || c.Continued[0] != answerText {
 		t.Fatalf("continued parts = %q, want one with %q", c.Continued, answerText)
 	}
-	note := "(this reply is taking long: the rest of the answer follows in a separate message)"
-	if !strings.HasPrefix(c.Body, note) || strings.Count(c.Body, "Done: I ran ls -la") != 1 {
-		t.Errorf("body = %q, want the window note then the answer once", c.Body)
+	// The continuation is a block of its own: a newline follows it.
+	if want := note + "\n" + answerText + "\n"; c.Body != want {
+		t.Errorf("body = %q\nwant the window note then the answer once: %q", c.Body, want)
 	}
 	if !strings.Contains(c.Progress, Commentary) || c.Status != "done" {
 		t.Errorf("progress = %q, status = %q; want the commentary and done", c.Progress, c.Status)

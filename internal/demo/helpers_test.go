@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
 
@@ -50,6 +51,12 @@ func redisEnv(t *testing.T) []string {
 // script, real Redis — on a free loopback port, with env added last.
 func startDemo(t *testing.T, env ...string) *Demo {
 	t.Helper()
+	return startDemoScript(t, nil, env...)
+}
+
+// startDemoScript is startDemo with Codex answered by script (nil: Script()).
+func startDemoScript(t *testing.T, script scriptedmodel.Script, env ...string) *Demo {
+	t.Helper()
 	logs := &testenv.LogBuffer{}
 	all := append(redisEnv(t), "WECODEX_SERVER_ADDR=127.0.0.1:0")
 	d, err := Start(context.Background(), Options{
@@ -58,6 +65,7 @@ func startDemo(t *testing.T, env ...string) *Demo {
 		Config:  filepath.Join(moduleRoot(t), "configs", "wecodex.yaml"),
 		Env:     append(all, env...),
 		Logs:    logs,
+		Script:  script,
 	})
 	if err != nil {
 		t.Fatalf("start demo: %v\nserve log:\n%s", err, logs.String())
@@ -119,4 +127,23 @@ func browser(t *testing.T) context.Context {
 // instead of hanging it; it is a deadline, not a speed assertion.
 func guard(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, 2*time.Minute)
+}
+
+// holdingScript is the demo script with the replies to the requests match
+// selects held at gate after the given number of text deltas, so a test
+// decides when that turn goes on (or that it never ends by itself).
+func holdingScript(match func(req *scriptedmodel.Request) bool, after int, gate *scriptedmodel.Gate) scriptedmodel.Script {
+	demo := Script()
+	return scriptedmodel.ScriptFunc(func(req *scriptedmodel.Request) (scriptedmodel.Response, error) {
+		r, err := demo.Next(req)
+		if err == nil && match(req) {
+			r = r.WithHold(after, gate)
+		}
+		return r, err
+	})
+}
+
+// afterCommand matches the request that gets an ordinary turn's answer.
+func afterCommand(req *scriptedmodel.Request) bool {
+	return len(req.InputTypes) > 0 && req.InputTypes[len(req.InputTypes)-1] == "function_call_output"
 }
