@@ -105,7 +105,9 @@ func TestPlaygroundTurnAndStop(t *testing.T) {
 	// running when the queued message and /stop arrive, at any speed.
 	gate := scriptedmodel.NewGate()
 	t.Cleanup(gate.Release)
-	isLong := func(req *scriptedmodel.Request) bool { return strings.Contains(strings.ToLower(req.UserText), LongWord) }
+	isLong := func(req *scriptedmodel.Request) bool {
+		return strings.Contains(strings.ToLower(req.UserText), LongWord)
+	}
 	d := startDemoScript(t, holdingScript(isLong, 5, gate))
 	ctx := browser(t)
 	open(t, ctx, d.URL)
