@@ -108,7 +108,8 @@ func TestPlaygroundTurnAndStop(t *testing.T) {
 	isLong := func(req *scriptedmodel.Request) bool {
 		return strings.Contains(strings.ToLower(req.UserText), LongWord)
 	}
-	d := startDemoScript(t, holdingScript(isLong, 5, gate))
+	// The hold counts the commentary's deltas too: stop five words into the answer.
+	d := startDemoScript(t, holdingScript(isLong, len(scriptedmodel.SplitWords(LongCommentary))+5, gate))
 	ctx := browser(t)
 	open(t, ctx, d.URL)
 
