@@ -20,7 +20,7 @@ func (a Access) Allowed(m Message) bool {
 	if a.IsAdmin(m.User) || listed(a.AllowUsers, m.User) {
 		return true
 	}
-	return m.ChatType == ChatGroup && listed(a.AllowChats, m.Conversation)
+	return m.ChatType == ChatGroup && listed(a.AllowChats, m.Chat)
 }
 
 // IsAdmin reports whether user is an admin.

@@ -29,7 +29,7 @@ func BenchmarkReceive(b *testing.B) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
-		m := bot.Message{ID: "m" + strconv.Itoa(i), Conversation: "c" + strconv.Itoa(i), User: "alice", Text: "hello", ChatType: bot.ChatSingle}
+		m := bot.Message{ID: "m" + strconv.Itoa(i), Conversation: "single:alice" + strconv.Itoa(i), User: "alice" + strconv.Itoa(i), Text: "hello", ChatType: bot.ChatSingle}
 		start := time.Now()
 		if _, err := r.e.Receive(ctx, m); err != nil {
 			b.Fatal(err)
@@ -43,15 +43,16 @@ func BenchmarkReceive(b *testing.B) {
 func BenchmarkFrame(b *testing.B) {
 	r := benchReplica(b)
 	ctx := context.Background()
-	f, err := r.e.Receive(ctx, bot.Message{ID: "m", Conversation: "c", User: "alice", Text: "hello", ChatType: bot.ChatSingle})
+	f, err := r.e.Receive(ctx, bot.Message{ID: "m", Conversation: "single:alice", User: "alice", Text: "hello", ChatType: bot.ChatSingle})
 	if err != nil {
 		b.Fatal(err)
 	}
+	alice := bot.Asker{Conversation: "single:alice", User: "alice", ChatType: bot.ChatSingle}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
-		if _, ok, err := r.e.Frame(ctx, f.StreamID); err != nil || !ok {
+		if _, ok, err := r.e.Frame(ctx, f.StreamID, alice); err != nil || !ok {
 			b.Fatal(ok, err)
 		}
 		lat = append(lat, time.Since(start))

@@ -66,5 +66,5 @@ func (e *Engine) command(ctx context.Context, m Message, streamID, cmd string) (
 		}
 		out = textStatus(token != 0, replica, len(waiting), session)
 	}
-	return e.saveFrame(ctx, streamID, frameFinished, out)
+	return e.saveFrame(ctx, streamID, owner(m.ChatType, m.Conversation, m.User), frameFinished, out)
 }

@@ -185,7 +185,7 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 	}
 	// Whatever the killed replica would still do, the card stays.
 	a.stop()
-	if f, _, err := b.e.Frame(t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
+	if f, _, err := bot.FrameOf(b.e, t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
 		t.Fatalf("after a stopped: %+v %v", f, err)
 	}
 }
@@ -218,7 +218,7 @@ func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 		t.Fatal("the stalled replica never tried to write its answer")
 	}
 	a.stop() // waits for a's worker: everything it would write is written
-	if f, _, err := b.e.Frame(t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
+	if f, _, err := bot.FrameOf(b.e, t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
 		t.Fatalf("after the late answer: %+v %v", f, err)
 	}
 	if d := a.out.all(); len(d) != 0 {
@@ -248,7 +248,7 @@ func TestFinishedTurnIsNeverMarkedFailed(t *testing.T) {
 	}
 	// a finished its turn; wait until it released the lease too.
 	eventually(t, func() string { return "a never released the lease after its turn" }, func() bool {
-		_, token, err := stB.Lease(t.Context(), "alice")
+		_, token, err := stB.Lease(t.Context(), "single:alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestFinishedTurnIsNeverMarkedFailed(t *testing.T) {
 	if p := b.agent.Prompts(); !slices.Equal(p, []string{"second"}) {
 		t.Fatalf("b's prompts %q", p)
 	}
-	if got, _, err := b.e.Frame(t.Context(), first.StreamID); err != nil || got.Content != want {
+	if got, _, err := bot.FrameOf(b.e, t.Context(), first.StreamID); err != nil || got.Content != want {
 		t.Fatalf("first after a was killed: %+v %v", got, err)
 	}
 	if lines := lostLines(logs.String()); len(lines) != 0 || strings.Contains(logs.String(), "had already finished its card") {

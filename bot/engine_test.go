@@ -53,7 +53,7 @@ func TestRefusedUserStartsNothing(t *testing.T) {
 		if f != want {
 			t.Fatalf("%s: %+v, want %+v", m.Text, f, want)
 		}
-		if stored, _, _ := r.e.Frame(t.Context(), f.StreamID); stored != want {
+		if stored, _, _ := bot.FrameOf(r.e, t.Context(), f.StreamID); stored != want {
 			t.Fatalf("stored frame %+v, want %+v", stored, want)
 		}
 	}
@@ -68,14 +68,14 @@ func TestAccess(t *testing.T) {
 		m    bot.Message
 		want bool
 	}{
-		{bot.Message{User: "alice", Conversation: "alice", ChatType: bot.ChatSingle}, true},
-		{bot.Message{User: "bob", Conversation: "bob", ChatType: bot.ChatSingle}, false},
-		{bot.Message{User: "bob", Conversation: "chat1", ChatType: bot.ChatGroup}, true},
-		{bot.Message{User: "bob", Conversation: "chat2", ChatType: bot.ChatGroup}, false},
-		{bot.Message{User: "alice", Conversation: "chat2", ChatType: bot.ChatGroup}, true},
-		{bot.Message{User: "root", Conversation: "chat2", ChatType: bot.ChatGroup}, true},
+		{bot.Message{User: "alice", Conversation: "single:alice", ChatType: bot.ChatSingle}, true},
+		{bot.Message{User: "bob", Conversation: "single:bob", ChatType: bot.ChatSingle}, false},
+		{bot.Message{User: "bob", Conversation: "group:chat1", Chat: "chat1", ChatType: bot.ChatGroup}, true},
+		{bot.Message{User: "bob", Conversation: "group:chat2", Chat: "chat2", ChatType: bot.ChatGroup}, false},
+		{bot.Message{User: "alice", Conversation: "group:chat2", Chat: "chat2", ChatType: bot.ChatGroup}, true},
+		{bot.Message{User: "root", Conversation: "group:chat2", Chat: "chat2", ChatType: bot.ChatGroup}, true},
 		// A 1:1 conversation id equal to an allowed chat id does not count.
-		{bot.Message{User: "chat1", Conversation: "chat1", ChatType: bot.ChatSingle}, false},
+		{bot.Message{User: "chat1", Conversation: "single:chat1", ChatType: bot.ChatSingle}, false},
 	} {
 		if got := a.Allowed(c.m); got != c.want {
 			t.Errorf("Allowed(%+v) = %v, want %v", c.m, got, c.want)
@@ -238,7 +238,7 @@ func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
 	if want := (card{text: text, withAnswer: true, status: done()}).render(); ds[0].Markdown != want {
 		t.Fatalf("delivered markdown:\n%q\nwant\n%q", ds[0].Markdown, want)
 	}
-	if f, _, _ := r.e.Frame(t.Context(), id); f != final {
+	if f, _, _ := bot.FrameOf(r.e, t.Context(), id); f != final {
 		t.Fatalf("the finished stream changed: %+v", f)
 	}
 }
@@ -290,7 +290,7 @@ func waitDeliveries(t *testing.T, d *deliveries) []bot.Delivery {
 func checkDeliveries(t *testing.T, ds []bot.Delivery, user, stream, url string) {
 	t.Helper()
 	for i, d := range ds {
-		if d.User != user || d.Conversation != user || d.StreamID != stream || d.ReplyURL != url {
+		if d.User != user || d.Conversation != "single:"+user || d.StreamID != stream || d.ReplyURL != url {
 			t.Fatalf("delivery %d: user %q conv %q stream %q url %q", i, d.User, d.Conversation, d.StreamID, d.ReplyURL)
 		}
 		if !strings.Contains(d.Markdown, d.Body) || len(d.Markdown) > cards.StreamMaxBytes {

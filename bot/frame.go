@@ -2,46 +2,113 @@ package bot
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 )
 
-// A stored frame is one state byte followed by the markdown content. The state
-// lets a queue-position update replace a frame only while its message is
-// still waiting, so it can never overwrite a turn's progress.
+// A stored frame is one state byte, the stream's owner, then the markdown
+// content. The state lets a queue-position update replace a frame only while
+// its message is still waiting, so it can never overwrite a turn's progress.
+// The owner (see owner) is checked on every platform refresh, so a stream's
+// frames are answered only to the conversation, and in a 1:1 chat the user,
+// that started it.
+//
+// Layout: state, frameOwned, uvarint len(owner), owner, content. A frame
+// written before owners were recorded has no frameOwned byte; it is answered
+// to nobody (it lives FrameTTL, minutes, so only streams running during an
+// upgrade are affected).
 const (
 	frameWaiting  = 'W'
 	frameRunning  = 'R'
 	frameFinished = 'F'
+
+	frameOwned = 0x01
 )
 
-func encodeFrame(state byte, content string) []byte {
-	b := make([]byte, 0, len(content)+1)
-	b = append(b, state)
+func encodeFrame(state byte, owner, content string) []byte {
+	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(owner)+len(content))
+	b = append(b, state, frameOwned)
+	b = binary.AppendUvarint(b, uint64(len(owner)))
+	b = append(b, owner...)
 	return append(b, content...)
 }
 
-func decodeFrame(streamID string, b []byte) Frame {
-	if len(b) == 0 {
-		return Frame{StreamID: streamID}
+// storedFrame is a decoded stored frame. ok is false for a frame without an
+// owner record.
+type storedFrame struct {
+	state   byte
+	owner   string
+	content string
+	ok      bool
+}
+
+func decodeFrame(b []byte) storedFrame {
+	if len(b) < 2 || b[1] != frameOwned {
+		return storedFrame{}
 	}
-	return Frame{StreamID: streamID, Content: string(b[1:]), Finish: b[0] == frameFinished}
+	n, k := binary.Uvarint(b[2:])
+	if k <= 0 || n > uint64(len(b)-2-k) {
+		return storedFrame{}
+	}
+	start := 2 + k
+	return storedFrame{state: b[0], owner: string(b[start : start+int(n)]), content: string(b[start+int(n):]), ok: true}
+}
+
+func (s storedFrame) frame(streamID string) Frame {
+	return Frame{StreamID: streamID, Content: s.content, Finish: s.state == frameFinished}
+}
+
+// owner names who may see a stream's frames: the conversation, and in a 1:1
+// chat also its user (the key already names them; saying it again keeps the
+// rule true whatever a channel puts in the key).
+func owner(chat ChatType, conversation, user string) string {
+	if chat == ChatGroup {
+		return conversation
+	}
+	return conversation + "\x00" + user
+}
+
+// Asker is who asks for a stream's newest frame: the conversation and user
+// a platform refresh comes from, as the channel parsed them (the same way as
+// for a Message).
+type Asker struct {
+	Conversation string
+	User         string
+	ChatType     ChatType
 }
 
 // Frame returns the newest frame of a reply stream from the shared store, so
-// any replica answers a platform refresh. ok is false for an unknown stream.
-func (e *Engine) Frame(ctx context.Context, streamID string) (Frame, bool, error) {
-	b, ok, err := e.store.LoadFrame(ctx, streamID)
-	if err != nil {
-		return Frame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
+// any replica answers a platform refresh. ok is false for a stream nobody
+// knows, and for a stream another conversation or user owns: the asker
+// learns nothing of it, not even that it exists.
+func (e *Engine) Frame(ctx context.Context, streamID string, from Asker) (Frame, bool, error) {
+	s, ok, err := e.loadFrame(ctx, streamID)
+	if err != nil || !ok {
+		return Frame{StreamID: streamID}, false, err
 	}
-	if !ok {
+	if s.owner != owner(from.ChatType, from.Conversation, from.User) {
+		e.log.Info("refresh of a stream owned by another conversation or user refused", "stream", streamID, "conv", from.Conversation, "user", from.User)
 		return Frame{StreamID: streamID}, false, nil
 	}
-	return decodeFrame(streamID, b), true, nil
+	return s.frame(streamID), true, nil
 }
 
-func (e *Engine) saveFrame(ctx context.Context, streamID string, state byte, content string) (Frame, error) {
-	if err := e.store.SaveFrame(ctx, streamID, encodeFrame(state, content)); err != nil {
+// loadFrame reads a stream's frame for the engine itself; ok is false when
+// there is none or it has no owner record.
+func (e *Engine) loadFrame(ctx context.Context, streamID string) (storedFrame, bool, error) {
+	b, ok, err := e.store.LoadFrame(ctx, streamID)
+	if err != nil {
+		return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
+	}
+	if !ok {
+		return storedFrame{}, false, nil
+	}
+	s := decodeFrame(b)
+	return s, s.ok, nil
+}
+
+func (e *Engine) saveFrame(ctx context.Context, streamID, owner string, state byte, content string) (Frame, error) {
+	if err := e.store.SaveFrame(ctx, streamID, encodeFrame(state, owner, content)); err != nil {
 		return Frame{}, fmt.Errorf("save frame of stream %s: %w", streamID, err)
 	}
 	return Frame{StreamID: streamID, Content: content, Finish: state == frameFinished}, nil
@@ -51,8 +118,8 @@ func (e *Engine) saveFrame(ctx context.Context, streamID string, state byte, con
 // finished frame is the last word, whether the turn's own or the failure
 // another replica wrote when this turn's lease lapsed, so a late write from a
 // holder that lost its lease can never replace it.
-func (e *Engine) saveTurnFrame(ctx context.Context, streamID string, state byte, content string) (bool, error) {
-	ok, err := e.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, content), string(rune(frameFinished)))
+func (e *Engine) saveTurnFrame(ctx context.Context, streamID, owner string, state byte, content string) (bool, error) {
+	ok, err := e.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, owner, content), string(rune(frameFinished)))
 	if err != nil {
 		return false, fmt.Errorf("save frame of stream %s: %w", streamID, err)
 	}
@@ -61,8 +128,8 @@ func (e *Engine) saveTurnFrame(ctx context.Context, streamID string, state byte,
 
 // saveWaiting replaces a waiting frame (queue position) unless the message has
 // started meanwhile.
-func (e *Engine) saveWaiting(ctx context.Context, streamID, content string) (bool, error) {
-	ok, err := e.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, content), string(rune(frameWaiting)))
+func (e *Engine) saveWaiting(ctx context.Context, streamID, owner, content string) (bool, error) {
+	ok, err := e.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, owner, content), string(rune(frameWaiting)))
 	if err != nil {
 		return false, fmt.Errorf("save waiting frame of stream %s: %w", streamID, err)
 	}

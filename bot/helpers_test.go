@@ -92,7 +92,7 @@ func (r *replica) run(t *testing.T) {
 }
 
 func msg(id, user, text string) bot.Message {
-	return bot.Message{ID: id, Conversation: user, User: user, Text: text, ChatType: bot.ChatSingle, ReplyURL: "https://reply/" + id}
+	return bot.Message{ID: id, Conversation: "single:" + user, User: user, Text: text, ChatType: bot.ChatSingle, ReplyURL: "https://reply/" + id}
 }
 
 func receive(t *testing.T, e *bot.Engine, m bot.Message) bot.Frame {
@@ -127,7 +127,7 @@ func waitFrame(t *testing.T, e *bot.Engine, streamID string, what string, ok fun
 	t.Helper()
 	var last bot.Frame
 	eventually(t, func() string { return fmt.Sprintf("stream %s never became %s; last frame: %+v", streamID, what, last) }, func() bool {
-		f, _, err := e.Frame(context.Background(), streamID)
+		f, _, err := bot.FrameOf(e, context.Background(), streamID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,9 @@ func bodies(ds []bot.Delivery) string {
 }
 
 func benchReplica(b *testing.B) *replica {
-	cfg := bot.Config{Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quiet()}
+	// Everyone is allowed: BenchmarkReceive sends each message in its own
+	// conversation, so from its own user.
+	cfg := bot.Config{Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"*"}}, Logger: quiet()}
 	r := &replica{agent: newFakeAgent("bench"), out: &deliveries{}}
 	e, err := bot.New(cfg, testenv.OpenStore(b, testenv.Prefix(b, "bot")), r.agent, r.out)
 	if err != nil {

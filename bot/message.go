@@ -18,8 +18,13 @@ type Message struct {
 	// ID is the platform's message id (WeCom msgid); repeats of one ID are
 	// the same message delivered again.
 	ID string
-	// Conversation is the group chat id, or the user id for a 1:1 chat.
+	// Conversation is the conversation's key, ConversationKey(ChatType,
+	// Chat) in a group and ConversationKey(ChatType, User) in a 1:1 chat:
+	// the session, history, queue and workspace all hang on it.
 	Conversation string
+	// Chat is the group chat's id (WeCom chatid) in a group chat, "" in a
+	// 1:1 chat; access.allow_chats names it.
+	Chat string
 	// User is the sender's user id.
 	User string
 	// Text is the message text with any @mention of the bot already removed
@@ -30,6 +35,20 @@ type Message struct {
 	// ReplyURL is where answer text that outlives the stream is delivered
 	// (WeCom response_url); the engine passes it to the Deliverer untouched.
 	ReplyURL string
+}
+
+// ConversationKey names a conversation by its chat type and the chat's id
+// (the user's id in a 1:1 chat): "single:alice", "group:wrkChat1". The
+// namespace keeps a group whose chat id equals a user id out of that user's
+// session, history and workspace.
+func ConversationKey(chat ChatType, id string) string { return string(chat) + ":" + id }
+
+// conversationOf is the key m's chat type and ids give.
+func conversationOf(m Message) string {
+	if m.ChatType == ChatGroup {
+		return ConversationKey(ChatGroup, m.Chat)
+	}
+	return ConversationKey(m.ChatType, m.User)
 }
 
 // Frame is the newest state of one reply stream: what the platform shows for

@@ -20,12 +20,12 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
 	st := testenv.OpenStore(t, prefix)
 	ctx := context.Background()
-	if _, _, err := st.Enqueue(ctx, "alice", []byte("popped by the ghost"), 5); err != nil {
+	if _, _, err := st.Enqueue(ctx, "single:alice", []byte("popped by the ghost"), 5); err != nil {
 		t.Fatal(err)
 	}
 	// The ghost's lease outlives any stall of this test until the test
 	// makes it lapse, as the lease of a replica that died does.
-	tok, _, _, _, err := st.TakeTurn(ctx, "alice", "ghost", time.Hour)
+	tok, _, _, _, err := st.TakeTurn(ctx, "single:alice", "ghost", time.Hour)
 	if err != nil || tok == 0 {
 		t.Fatalf("ghost TakeTurn = %d %v", tok, err)
 	}
@@ -35,7 +35,7 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 	if f.Content != "⏳ Queued (position 1) — waiting for the running turn to finish." {
 		t.Fatalf("while the ghost holds the lease: %q", f.Content)
 	}
-	if held, _, err := st.RenewLease(ctx, "alice", tok, time.Millisecond); err != nil || !held {
+	if held, _, err := st.RenewLease(ctx, "single:alice", tok, time.Millisecond); err != nil || !held {
 		t.Fatalf("let the ghost's lease lapse: held %v, %v", held, err)
 	}
 	got := waitFinished(t, b.e, f.StreamID).Content
@@ -65,7 +65,7 @@ func TestGroupChatIsOneConversation(t *testing.T) {
 	cfg.Access = bot.Access{AllowChats: []string{"chat1"}}
 	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
-	m := bot.Message{ID: "g1", Conversation: "chat1", User: "carol", ChatType: bot.ChatGroup,
+	m := bot.Message{ID: "g1", Conversation: "group:chat1", Chat: "chat1", User: "carol", ChatType: bot.ChatGroup,
 		Text: bot.StripMention("@wecodex  list the files", "wecodex")}
 	waitFinished(t, r.e, receive(t, r.e, m).StreamID)
 	m2 := m
@@ -77,7 +77,7 @@ func TestGroupChatIsOneConversation(t *testing.T) {
 	if n := r.agent.Sessions(); n != 1 {
 		t.Fatalf("%d sessions, want the chat's one", n)
 	}
-	info, err := os.Stat(filepath.Join(cfg.WorkspaceRoot, "chat1"))
+	info, err := os.Stat(bot.WorkspaceDir(cfg.WorkspaceRoot, "group:chat1"))
 	if err != nil || !info.IsDir() || info.Mode().Perm() != 0o700 {
 		t.Fatalf("workspace: %v %v", info, err)
 	}
@@ -104,13 +104,18 @@ func TestWorkspaceDir(t *testing.T) {
 	for _, c := range []struct{ conv, want string }{
 		{"alice", "/w/alice"},
 		{"wrk-Chat_01.x", "/w/wrk-Chat_01.x"},
+		// Conversation keys: the ':' is replaced and the hash keeps the
+		// 1:1 chat and the group named alike apart.
+		{"single:alice", "/w/single_alice-a8b1c16b24f8"},
+		{"group:alice", "/w/group_alice-74e3a1107fac"},
 	} {
 		if got := bot.WorkspaceDir("/w", c.conv); got != c.want {
 			t.Errorf("WorkspaceDir(%q) = %q, want %q", c.conv, got, c.want)
 		}
 	}
 	seen := map[string]string{}
-	for _, conv := range []string{"..", "../etc", "a/b", "a_b", "a b", "", ".hidden", "张三", strings.Repeat("x", 100)} {
+	for _, conv := range []string{"..", "../etc", "a/b", "a_b", "a b", "", ".hidden", "张三", strings.Repeat("x", 100),
+		"single:alice", "group:alice", "single_alice", "single:../etc", "group:" + strings.Repeat("y", 100)} {
 		got := bot.WorkspaceDir("/w", conv)
 		if filepath.Dir(got) != "/w" || strings.HasPrefix(filepath.Base(got), ".") {
 			t.Errorf("WorkspaceDir(%q) = %q escapes or hides in the root", conv, got)

@@ -18,10 +18,11 @@ type Store interface {
 
 // Dedupe remembers which platform messages were already received.
 type Dedupe interface {
-	// ClaimMessage records msgID → streamID unless msgID is already recorded.
-	// It returns the stream id recorded for msgID and whether this call
+	// ClaimMessage records msgID → streamID, scoped to the conversation and
+	// the sender, unless that sender's msgID in that conversation is already
+	// recorded. It returns the stream id recorded and whether this call
 	// recorded it.
-	ClaimMessage(ctx context.Context, msgID, streamID string) (recorded string, claimed bool, err error)
+	ClaimMessage(ctx context.Context, conv, user, msgID, streamID string) (recorded string, claimed bool, err error)
 }
 
 // Frames keeps the newest encoded frame of each reply stream.

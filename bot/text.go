@@ -26,6 +26,9 @@ const (
 	// textServerLost is the failure on the card of a turn whose server
 	// stopped (crashed, killed, lost) before finishing it.
 	textServerLost = "the server running this turn stopped before it finished. Send the message again."
+	// textLegacyQueued is the failure on the card of a message that waited
+	// across the upgrade that namespaced conversation keys.
+	textLegacyQueued = "the bot was upgraded while this message waited. Send the message again."
 )
 
 func textMoreOf(prompt string) string {

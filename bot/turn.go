@@ -191,7 +191,7 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 			s.from = -1 // nothing left to deliver
 		}
 	}
-	saved, err := s.e.saveTurnFrame(ctx, s.q.StreamID, state, content)
+	saved, err := s.e.saveTurnFrame(ctx, s.q.StreamID, s.q.owner(), state, content)
 	switch {
 	case err != nil:
 		s.log.Warn("publish frame", "final", state == frameFinished, "err", err)

@@ -34,16 +34,13 @@ func (s *recordingStore) SaveFrameUnless(ctx context.Context, id string, frame [
 	ok, err := s.Store.SaveFrameUnless(ctx, id, frame, prefix)
 	if ok && err == nil {
 		s.mu.Lock()
-		s.saved = append(s.saved, frameContent(frame))
+		s.saved = append(s.saved, bot.FrameContent(frame))
 		close(s.changed)
 		s.changed = make(chan struct{})
 		s.mu.Unlock()
 	}
 	return ok, err
 }
-
-// frameContent is a stored frame's markdown, after its state byte.
-func frameContent(frame []byte) string { return string(frame[1:]) }
 
 func (s *recordingStore) frames() []string {
 	s.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -142,9 +143,12 @@ func (e *Engine) work(ctx context.Context, w *worker, item []byte, takeover bool
 
 	for item != nil {
 		var q queued
-		if err := json.Unmarshal(item, &q); err != nil {
+		switch err := json.Unmarshal(item, &q); {
+		case err != nil:
 			log.Error("drop undecodable queued message", "err", err)
-		} else {
+		case !namespaced(q.Conversation):
+			e.refuseLegacy(ctx, q)
+		default:
 			e.showPositions(ctx, w.conv)
 			e.runTurn(ctx, w, q, takeover)
 			takeover = false
@@ -212,10 +216,33 @@ func (e *Engine) showPositions(ctx context.Context, conv string) {
 		if json.Unmarshal(it, &q) != nil {
 			continue
 		}
-		if _, err := e.saveWaiting(ctx, q.StreamID, textQueued(i+1)); err != nil {
+		if _, err := e.saveWaiting(ctx, q.StreamID, q.owner(), textQueued(i+1)); err != nil {
 			e.log.Warn("update queue position", "conv", conv, "err", err)
 		}
 	}
+}
+
+// namespaced reports whether conv is a key ConversationKey made. Keys before
+// it were bare user or chat ids, which cannot tell a user from a group with
+// the same id.
+func namespaced(conv string) bool {
+	return strings.HasPrefix(conv, string(ChatSingle)+":") || strings.HasPrefix(conv, string(ChatGroup)+":")
+}
+
+// refuseLegacy finishes the card of a message queued under a conversation
+// key from before keys were namespaced (it waited across an upgrade).
+// Running it would use that key's session and workspace, which may be a
+// group's and a user's at once; the card asks for the message again, which
+// then runs in its own conversation.
+func (e *Engine) refuseLegacy(ctx context.Context, q queued) {
+	q.Conversation = ConversationKey(q.ChatType, q.Conversation) // the key its asker refreshes with
+	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom))
+	card.SetStatus(cards.Status{State: cards.StateFailed, Detail: textLegacyQueued})
+	if _, err := e.saveTurnFrame(ctx, q.StreamID, q.owner(), frameFinished, card.Stream(0, 0).Content); err != nil {
+		e.log.Error("finish the card of a message queued before the upgrade", "msgid", q.MsgID, "err", err)
+		return
+	}
+	e.log.Warn("message queued under a conversation key from before the upgrade was not run; its card asks for it again", "msgid", q.MsgID)
 }
 
 // failOrphan finishes the card of a turn whose replica stopped mid-turn: its
@@ -232,7 +259,7 @@ func (e *Engine) failOrphan(ctx context.Context, conv, owner string, item []byte
 	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom),
 		cards.WithProgressStyle(cards.ProgressStyle(e.cfg.ProgressStyle)))
 	card.SetStatus(cards.Status{State: cards.StateFailed, Detail: textServerLost})
-	saved, err := e.saveTurnFrame(ctx, q.StreamID, frameFinished, card.Stream(0, 0).Content)
+	saved, err := e.saveTurnFrame(ctx, q.StreamID, q.owner(), frameFinished, card.Stream(0, 0).Content)
 	switch {
 	case err != nil:
 		log.Error("mark the turn of a stopped replica failed", "err", err)

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Every key wecodex writes and how long it lives. A key is built only here, so
 // a reader can see the whole Redis layout in one file.
@@ -57,9 +60,16 @@ func NewKeys(prefix string) Keys { return Keys{prefix: prefix} }
 // Prefix is the prefix every key starts with.
 func (k Keys) Prefix() string { return k.prefix }
 
-// Dedupe is set with SET NX when a callback's msgid is first seen; its value
-// may carry what the first delivery answered (the stream id). TTL DedupeTTL.
-func (k Keys) Dedupe(msgID string) string { return k.prefix + "dedupe:" + msgID }
+// Dedupe is set with SET NX when a sender's msgid is first seen in a
+// conversation; its value is what the first delivery answered (the stream
+// id), so the key is scoped by conversation and sender: another user's
+// callback carrying the same msgid is not a repeat and never learns that
+// stream. Each part is length-prefixed so no two scopes share a key.
+// TTL DedupeTTL.
+func (k Keys) Dedupe(convID, userID, msgID string) string {
+	return k.prefix + "dedupe:" + strconv.Itoa(len(convID)) + ":" + convID + ":" +
+		strconv.Itoa(len(userID)) + ":" + userID + ":" + msgID
+}
 
 // Session is a hash of a conversation's ACP session (Codex thread) id, cwd and
 // mode. TTL ConversationTTL.

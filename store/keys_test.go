@@ -9,7 +9,7 @@ import (
 func TestKeysLayout(t *testing.T) {
 	k := NewKeys("wx:")
 	for _, tc := range []struct{ got, want string }{
-		{k.Dedupe("m1"), "wx:dedupe:m1"},
+		{k.Dedupe("single:alice", "alice", "m1"), "wx:dedupe:12:single:alice:5:alice:m1"},
 		{k.Session("c1"), "wx:{conv:c1}:session"},
 		{k.Lease("c1"), "wx:{conv:c1}:lease"},
 		{k.Fence("c1"), "wx:{conv:c1}:fence"},

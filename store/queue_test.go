@@ -77,13 +77,20 @@ func TestDedupeAndFrames(t *testing.T) { forEachBackend(t, testDedupeAndFrames) 
 
 func testDedupeAndFrames(t *testing.T, s *Store) {
 	ctx := context.Background()
-	rec, claimed, err := s.ClaimMessage(ctx, "m1", "s1")
+	rec, claimed, err := s.ClaimMessage(ctx, "single:alice", "alice", "m1", "s1")
 	if err != nil || !claimed || rec != "s1" {
 		t.Fatalf("first claim = %q %v %v", rec, claimed, err)
 	}
-	rec, claimed, err = s.ClaimMessage(ctx, "m1", "s2")
+	rec, claimed, err = s.ClaimMessage(ctx, "single:alice", "alice", "m1", "s2")
 	if err != nil || claimed || rec != "s1" {
 		t.Fatalf("repeat claim = %q %v %v, want s1, not claimed", rec, claimed, err)
+	}
+	// The same msgid from another sender or conversation is another message.
+	for _, other := range [][2]string{{"single:bob", "bob"}, {"group:alice", "alice"}, {"single:alice", "bob"}} {
+		rec, claimed, err = s.ClaimMessage(ctx, other[0], other[1], "m1", "s-"+other[1])
+		if err != nil || !claimed || rec != "s-"+other[1] {
+			t.Fatalf("claim of m1 by %s in %s = %q %v %v, want its own stream", other[1], other[0], rec, claimed, err)
+		}
 	}
 
 	if _, ok, err := s.LoadFrame(ctx, "s1"); err != nil || ok {

@@ -19,8 +19,9 @@ type AIBotEngine interface {
 	// Receive handles a user message and returns its stream's first frame.
 	Receive(ctx context.Context, m bot.Message) (bot.Frame, error)
 	// Frame returns a stream's newest frame from the shared store; ok is
-	// false for a stream nobody knows.
-	Frame(ctx context.Context, streamID string) (f bot.Frame, ok bool, err error)
+	// false for a stream nobody knows and for one another conversation or
+	// user owns.
+	Frame(ctx context.Context, streamID string, from bot.Asker) (f bot.Frame, ok bool, err error)
 }
 
 // receiveTimeout bounds the engine's work on one callback. WeCom waits 5 s
@@ -140,12 +141,14 @@ func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
 		}
 		h.reply(w, q, f)
 	case KindStreamRefresh:
-		f, ok, err := h.engine.Frame(ctx, cb.StreamID)
+		f, ok, err := h.engine.Frame(ctx, cb.StreamID, askerOf(cb))
 		if err != nil {
 			h.fail(w, "load stream frame", err, "stream", cb.StreamID)
 			return
 		}
 		if !ok {
+			// Unknown, expired or someone else's: the same answer, so a
+			// refresh cannot tell another conversation's stream exists.
 			f = bot.Frame{StreamID: cb.StreamID, Content: textUnknownStream, Finish: true}
 		}
 		h.reply(w, q, f)
@@ -154,22 +157,33 @@ func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// messageOf is the engine's view of a user message. The conversation is the
-// group chat or the user, as access.allow_chats and allow_users name them.
-// ParseCallback already removed the bot's @mention from a group message.
+// messageOf is the engine's view of a user message. The conversation is
+// namespaced by chat type (Callback.ConversationKey), so a group whose chat
+// id equals a user id is another conversation; Chat and User keep the bare
+// ids that access.allow_chats and allow_users name. ParseCallback already
+// removed the bot's @mention from a group message.
 func messageOf(cb Callback) bot.Message {
 	m := bot.Message{
 		ID: cb.MsgID, User: cb.UserID, Text: cb.Text,
-		ChatType: bot.ChatSingle, Conversation: cb.UserID, ReplyURL: cb.ResponseURL,
+		ChatType: bot.ChatSingle, Conversation: cb.ConversationKey(), ReplyURL: cb.ResponseURL,
 	}
 	if cb.ChatType == ChatGroup {
-		m.ChatType, m.Conversation = bot.ChatGroup, cb.ChatID
+		m.ChatType, m.Chat = bot.ChatGroup, cb.ChatID
 	}
 	// A quoted message is context for the agent; a command stays a command.
 	if cb.QuotedText != "" && !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
 		m.Text = quoteMarkdown(cb.QuotedText) + "\n\n" + m.Text
 	}
 	return m
+}
+
+// askerOf is who a refresh callback comes from, keyed like messageOf.
+func askerOf(cb Callback) bot.Asker {
+	a := bot.Asker{Conversation: cb.ConversationKey(), User: cb.UserID, ChatType: bot.ChatSingle}
+	if cb.ChatType == ChatGroup {
+		a.ChatType = bot.ChatGroup
+	}
+	return a
 }
 
 func quoteMarkdown(s string) string {

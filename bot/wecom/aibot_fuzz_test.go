@@ -26,7 +26,7 @@ func (e *echoEngine) Receive(_ context.Context, m bot.Message) (bot.Frame, error
 	return bot.Frame{StreamID: "s-" + strconv.Itoa(len(e.got)), Content: "got it"}, nil
 }
 
-func (e *echoEngine) Frame(context.Context, string) (bot.Frame, bool, error) {
+func (e *echoEngine) Frame(context.Context, string, bot.Asker) (bot.Frame, bool, error) {
 	return bot.Frame{}, false, nil
 }
 

@@ -134,7 +134,7 @@ func TestWebhookMessageQueuedAndRefreshed(t *testing.T) {
 		t.Fatalf("refresh = %+v, %v; want %+v", f, err, want)
 	}
 	// Three deliveries, one queued message, carrying the response_url.
-	items, err := h.st.Queued(ctx, "alice")
+	items, err := h.st.Queued(ctx, "single:alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestWebhookMessageQueuedAndRefreshed(t *testing.T) {
 	if err := json.Unmarshal(items[0], &q); err != nil {
 		t.Fatal(err)
 	}
-	if q.MsgID != s.Message.MsgID || q.Text != "fix the build" || q.Conv != "alice" || q.User != "alice" || q.ReplyURL != s.Message.ResponseURL {
+	if q.MsgID != s.Message.MsgID || q.Text != "fix the build" || q.Conv != "single:alice" || q.User != "alice" || q.ReplyURL != s.Message.ResponseURL {
 		t.Errorf("queued %+v", q)
 	}
 }
@@ -165,7 +165,7 @@ func TestWebhookGroupMention(t *testing.T) {
 	if s.First.Content != thinking || s.First.Finish {
 		t.Fatalf("first frame %+v", s.First)
 	}
-	items, err := h.st.Queued(ctx, "wrkChat1")
+	items, err := h.st.Queued(ctx, "group:wrkChat1")
 	if err != nil || len(items) != 1 {
 		t.Fatalf("queued %q, %v", items, err)
 	}
@@ -195,7 +195,7 @@ func TestWebhookRefusalsAndAnswersWithoutATurn(t *testing.T) {
 			t.Errorf("%s: first frame %+v, want finished %q", tc.name, s.First, tc.want)
 		}
 	}
-	for _, conv := range []string{"mallory", "alice"} {
+	for _, conv := range []string{"single:mallory", "single:alice"} {
 		if items, err := h.st.Queued(ctx, conv); err != nil || len(items) != 0 {
 			t.Errorf("queue of %s: %q, %v; want empty", conv, items, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wecodex/wecodex/bot"
 )
 
 // ErrUnsupported means a well-formed callback of a msgtype wecodex does not
@@ -72,9 +74,9 @@ type Event struct {
 // and a user id that happen to be equal apart.
 func (c Callback) ConversationKey() string {
 	if c.ChatType == ChatGroup {
-		return "group:" + c.ChatID
+		return bot.ConversationKey(bot.ChatGroup, c.ChatID)
 	}
-	return "single:" + c.UserID
+	return bot.ConversationKey(bot.ChatSingle, c.UserID)
 }
 
 // wire types: the decrypted JSON as WeCom sends it.
