@@ -137,6 +137,7 @@ func TestE2ETwoReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.sim.Adopt(s) // one WeCom: b's refreshes come from the message's sender
 	last, seen := follow(t, ctx, b.sim, s.ID)
 	want := "<think>\nLooking around.\n</think>\n\nServed by any replica."
 	if last.Content != want {
@@ -335,6 +336,7 @@ func TestE2EShutdownMidTurn(t *testing.T) {
 		runner, other = b, a
 	}
 	// Stop only once the card shows the commentary that came before the gate.
+	other.sim.Adopt(s) // one WeCom: its refreshes come from the message's sender
 	waitForFrame(t, ctx, other.sim, s.ID, "Working on it.")
 	if code := runner.stop(); code != 0 {
 		t.Fatalf("serve exited %d after SIGTERM; logs:\n%s", code, runner.logs)

@@ -167,6 +167,16 @@ func (s *Sim) Send(ctx context.Context, m Message, opts ...Option) (*Stream, err
 	return st, nil
 }
 
+// Adopt makes this simulator know a stream another simulator of the same
+// WeCom opened (a test playing one WeCom against two replicas), so its
+// refreshes come from the stream's sender and chat as WeCom's do; a bot
+// answers a stream's frames only to them.
+func (s *Sim) Adopt(st *Stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams[st.ID] = &streamState{msg: st.Message, sentAt: st.SentAt, last: st.First}
+}
+
 func (s *Sim) deliverStream(ctx context.Context, payload []byte, opts []Option) (Frame, error) {
 	d, err := s.Deliver(ctx, payload, opts...)
 	if err != nil {
