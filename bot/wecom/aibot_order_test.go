@@ -37,7 +37,7 @@ func (e refusingEngine) Receive(context.Context, bot.Message) (bot.Frame, error)
 	return bot.Frame{}, nil
 }
 
-func (e refusingEngine) Frame(context.Context, string) (bot.Frame, bool, error) {
+func (e refusingEngine) Frame(context.Context, string, bot.Asker) (bot.Frame, bool, error) {
 	e.t.Error("a rejected refresh reached the engine")
 	return bot.Frame{}, false, nil
 }
