@@ -12,19 +12,25 @@ import (
 const DefaultPhaseCacheSize = 65536
 
 // PhaseCache is a PhaseStore that keeps phases in process in front of a
-// backing PhaseStore (Redis in production). Writes go through to the backing
-// store; reads are answered from memory and reach the backing store only on a
-// miss, so a delta of an item whose item/started this process saw costs a map
-// lookup, not a round trip. A miss that the backing store cannot answer is
-// remembered too, so an unknown item costs one round trip, not one per delta.
+// backing PhaseStore (Redis in production). Writes land in memory at once
+// and reach the backing store behind the caller's back (write-behind, see
+// phasewriter.go), so a stalled Redis never stalls the one read loop that
+// serves every conversation; reads are answered from memory and reach the
+// backing store only on a miss, so a delta of an item whose item/started this
+// process saw costs a map lookup, not a round trip. A miss that the backing
+// store cannot answer is remembered too, so an unknown item costs one round
+// trip, not one per delta.
 //
-// The zero value is not usable; make one with NewPhaseCache.
+// The zero value is not usable; make one with NewPhaseCache, and Close it
+// when done.
 type PhaseCache struct {
 	backing PhaseStore // nil: memory only
 	max     int
 
 	mu      sync.RWMutex
 	entries map[phaseKey]phaseEntry
+
+	w phaseWriter
 }
 
 type phaseKey struct{ thread, item string }
@@ -45,19 +51,19 @@ func NewPhaseCacheSize(backing PhaseStore, max int) *PhaseCache {
 	if max < 1 {
 		max = 1
 	}
-	return &PhaseCache{backing: backing, max: max, entries: make(map[phaseKey]phaseEntry)}
+	c := &PhaseCache{backing: backing, max: max, entries: make(map[phaseKey]phaseEntry)}
+	c.w.init(backing, max)
+	return c
 }
 
-// SetPhase remembers the phase in memory, then writes it to the backing store.
-// The memory entry is kept even when the backing write fails, so this process
-// still routes the item right; the error tells the caller another process may
-// not.
-func (c *PhaseCache) SetPhase(ctx context.Context, threadID, itemID, phase string) error {
-	c.put(phaseKey{threadID, itemID}, phaseEntry{phase: phase, known: true})
-	if c.backing == nil {
-		return nil
-	}
-	return c.backing.SetPhase(ctx, threadID, itemID, phase)
+// SetPhase remembers the phase in memory and queues it for the backing
+// store. It never waits for the backing store; the error is ErrPhaseBacklog
+// when the queue was full and its oldest write was dropped (this process
+// still routes every item it holds; another process may not).
+func (c *PhaseCache) SetPhase(_ context.Context, threadID, itemID, phase string) error {
+	k := phaseKey{threadID, itemID}
+	c.put(k, phaseEntry{phase: phase, known: true})
+	return c.w.enqueue(k, pendingWrite{phase: phase})
 }
 
 // Phase answers from memory, asking the backing store only on a miss.
@@ -81,16 +87,23 @@ func (c *PhaseCache) Phase(ctx context.Context, threadID, itemID string) (string
 	return phase, ok, nil
 }
 
-// ForgetPhase drops the item from memory and from the backing store.
-func (c *PhaseCache) ForgetPhase(ctx context.Context, threadID, itemID string) error {
+// ForgetPhase drops the item from memory and queues its removal from the
+// backing store, like SetPhase.
+func (c *PhaseCache) ForgetPhase(_ context.Context, threadID, itemID string) error {
+	k := phaseKey{threadID, itemID}
 	c.mu.Lock()
-	delete(c.entries, phaseKey{threadID, itemID})
+	delete(c.entries, k)
 	c.mu.Unlock()
-	if c.backing == nil {
-		return nil
-	}
-	return c.backing.ForgetPhase(ctx, threadID, itemID)
+	return c.w.enqueue(k, pendingWrite{forget: true})
 }
+
+// Flush waits until every queued write has reached the backing store, or
+// ctx ends.
+func (c *PhaseCache) Flush(ctx context.Context) error { return c.w.flush(ctx) }
+
+// Close stops writing to the backing store; writes still queued are
+// dropped. The cache keeps answering from memory.
+func (c *PhaseCache) Close() { c.w.close() }
 
 // Len reports how many items the cache holds in memory.
 func (c *PhaseCache) Len() int {
