@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,16 @@ type Options struct {
 	Permissions acpbridge.PermissionFunc
 	// Logger receives operational logs; nil discards them.
 	Logger *slog.Logger
+	// WatchdogInterval and WatchdogTimeout tune the hang watchdog: while a
+	// turn runs, the app-server must answer a cheap request every
+	// WatchdogInterval within WatchdogTimeout or it is killed and restarted.
+	// 0 means the defaults (5 s, 10 s).
+	WatchdogInterval, WatchdogTimeout time.Duration
+	// IdleUnload is how long a thread stays loaded in the app-server after
+	// its last turn; it is then unloaded (its files closed, its memory
+	// freed) and resumed when its conversation speaks again. 0 means
+	// defaultIdleUnload; negative keeps threads loaded.
+	IdleUnload time.Duration
 	// MaxReconnects is how many times a turn may see Codex retry a model
 	// request that never reached the provider before the turn fails as
 	// provider-unreachable; 0 means defaultMaxReconnects.
@@ -46,13 +57,17 @@ type Options struct {
 // started on first use and restarted (resuming threads) after it dies.
 type Agent struct {
 	opts   Options
+	bin    string // what runs: the native binary when opts.Bin is the npm launcher
+	pkg    string // the launcher's package root when bin is its native binary
 	log    *slog.Logger
-	phases acpbridge.PhaseStore
+	cache  *acpbridge.PhaseCache
+	phases acpbridge.PhaseStore // cache, as its translators see it
 
 	ctx    context.Context // the agent's lifetime
 	cancel context.CancelFunc
 
-	startMu sync.Mutex // serializes process starts
+	startMu sync.Mutex   // serializes process starts
+	busy    atomic.Int64 // Prompts in progress: the watchdog watches while > 0
 
 	mu       sync.Mutex
 	conn     *conn
@@ -71,8 +86,9 @@ type thread struct {
 	turn atomic.Pointer[turnState] // the running turn, nil when idle
 
 	// guarded by Agent.mu
-	cwd string
-	gen int // process generation the thread is loaded in (0: not loaded)
+	cwd  string
+	gen  int         // process generation the thread is loaded in (0: not loaded)
+	idle *time.Timer // unloads the thread once it has been idle for IdleUnload
 }
 
 var _ acpbridge.Agent = (*Agent)(nil)
@@ -82,15 +98,26 @@ func New(opts Options) *Agent {
 	if opts.Bin == "" {
 		opts.Bin = "codex"
 	}
+	opts.Config = withUnloadDelay(opts.Config)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	bin := opts.Bin
+	native, pkg, ok := nativeCodex(opts.Bin)
+	if ok {
+		bin = native
+		log.Info("running the native codex binary behind the npm launcher", "bin", native)
+	}
+	cache := acpbridge.NewPhaseCache(opts.Phases)
 	return &Agent{
 		opts:    opts,
+		bin:     bin,
+		pkg:     pkg,
 		log:     log,
-		phases:  acpbridge.NewPhaseCache(opts.Phases),
+		cache:   cache,
+		phases:  cache,
 		ctx:     ctx,
 		cancel:  cancel,
 		threads: make(map[string]*thread),
@@ -98,6 +125,17 @@ func New(opts Options) *Agent {
 }
 
 var errClosed = errors.New("codex agent closed")
+
+// env is the app-server's whole environment: this process's (as the npm
+// launcher would pass it on, when its native binary runs directly) plus
+// Options.Env.
+func (a *Agent) env() []string {
+	base := os.Environ()
+	if a.pkg != "" {
+		base = launcherEnv(base, a.pkg)
+	}
+	return append(base, a.opts.Env...)
+}
 
 // ensureConn returns the running app-server, starting one if there is none
 // or the last one exited.
@@ -114,7 +152,7 @@ func (a *Agent) ensureConn(ctx context.Context) (*conn, int, error) {
 	if c != nil && c.exited() == nil {
 		return c, gen, nil
 	}
-	c, err := startConn(ctx, a.opts.Bin, a.opts.Config, a.opts.Env, a, a.log)
+	c, err := startConn(ctx, a.bin, a.opts.Config, a.env(), a, a.log)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -126,7 +164,17 @@ func (a *Agent) ensureConn(ctx context.Context) (*conn, int, error) {
 	}
 	a.gen++
 	a.conn, gen = c, a.gen
+	go c.watch(orDefault(a.opts.WatchdogInterval, defaultWatchInterval),
+		orDefault(a.opts.WatchdogTimeout, defaultWatchTimeout),
+		func() bool { return a.busy.Load() > 0 })
 	return c, gen, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 // threadFor returns the thread of a session, registering it if this Agent has
@@ -185,7 +233,11 @@ func (th *thread) acquire(ctx context.Context) error {
 	}
 }
 
-func (th *thread) release() { <-th.sem }
+// release frees the thread's slot and starts its idle clock.
+func (a *Agent) release(th *thread) {
+	<-th.sem
+	a.scheduleUnload(th)
+}
 
 // load makes sure the thread is loaded in the current app-server, resuming it
 // after a restart (or when the session came from an earlier process).
@@ -222,68 +274,85 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 	if err := th.acquire(ctx); err != nil {
 		return acp.StopReasonCancelled, err
 	}
+	a.busy.Add(1)
+	defer a.busy.Add(-1)
 	// The turn is registered before the thread is loaded, so a Cancel that
 	// comes while Codex resumes the thread, or before it answers turn/start,
 	// is remembered and interrupts the turn once its id is known.
 	ts := newTurn(a.ctx, sink)
 	th.turn.Store(ts)
-	c, err := a.load(ctx, th, "")
-	if err != nil {
-		th.turn.CompareAndSwap(ts, nil)
-		ts.stop()
-		th.release()
+	for retried := false; ; retried = true {
+		c, err := a.load(ctx, th, "")
+		if err == nil && ts.cancelRequestedBeforeStart() {
+			a.dropTurn(th, ts)
+			return acp.StopReasonCancelled, nil
+		}
+		if err == nil {
+			var started <-chan error
+			started, err = a.sendTurn(ctx, c, th, ts, text)
+			if started != nil {
+				// The turn may still start; turn/started will interrupt it.
+				ts.requestCancel()
+				a.finishLater(th, ts, c, started)
+				return acp.StopReasonCancelled, ctx.Err()
+			}
+			if err == nil {
+				return a.awaitTurn(ctx, c, th, ts)
+			}
+			if !errors.Is(err, ErrAppServerExited) {
+				err = fmt.Errorf("start codex turn: %w", err)
+			}
+		}
+		// An app-server the watchdog killed for hanging never began this
+		// turn (it reported no turn/started), so the turn is sent once more
+		// to the new app-server: another conversation's hang costs this one
+		// nothing.
+		if !retried && errors.Is(err, ErrAppServerHung) && !ts.begun() {
+			a.log.Warn("codex app-server was restarted before the turn began; sending it again", "thread", th.id)
+			ts.sent.Store(false)
+			continue
+		}
+		a.dropTurn(th, ts)
 		return "", err
 	}
-	if ts.cancelRequestedBeforeStart() {
-		th.turn.CompareAndSwap(ts, nil)
-		ts.stop()
-		th.release()
-		return acp.StopReasonCancelled, nil
-	}
+}
 
-	// turn/start runs on its own goroutine (ended by the response, the
-	// process exiting or Close) so a cancelled Prompt can return at once
-	// while whoever frees the thread still learns whether the turn started.
-	var r turnStartResponse
+// sendTurn sends turn/start on its own goroutine (ended by the response, the
+// process exiting or Close) so a cancelled Prompt can return at once while
+// whoever frees the thread still learns whether the turn started. When ctx
+// ends first it returns the channel that will deliver turn/start's outcome.
+func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState, text string) (<-chan error, error) {
 	started := make(chan error, 1)
 	ts.sent.Store(true)
 	go func() {
+		var r turnStartResponse
 		started <- c.call(a.ctx, "turn/start", turnStartParams{
 			ThreadID: th.id, Input: []userInput{{Type: "text", Text: text}},
 		}, &r)
 	}()
 	select {
-	case err = <-started:
+	case err := <-started:
+		return nil, err
 	case <-ctx.Done():
-		// The turn may still start; turn/started will interrupt it.
-		ts.requestCancel()
-		a.finishLater(th, ts, c, started)
-		return acp.StopReasonCancelled, ctx.Err()
+		return started, nil
 	}
-	if err != nil {
-		th.turn.CompareAndSwap(ts, nil)
-		ts.stop()
-		th.release()
-		if errors.Is(err, ErrAppServerExited) {
-			return "", err
-		}
-		return "", fmt.Errorf("start codex turn: %w", err)
-	}
-	// A cancel waiting for the turn's id interrupts it on turn/started, not
-	// here: Codex 0.171.0 answers a turn/interrupt sent as soon as turn/start
-	// returns with "no active turn to interrupt", and the turn runs on.
+}
 
+// awaitTurn waits for a started turn to end.
+//
+// A cancel waiting for the turn's id interrupts it on turn/started, not
+// here: Codex 0.171.0 answers a turn/interrupt sent as soon as turn/start
+// returns with "no active turn to interrupt", and the turn runs on.
+func (a *Agent) awaitTurn(ctx context.Context, c *conn, th *thread, ts *turnState) (acp.StopReason, error) {
 	select {
 	case <-ts.done:
-		th.release()
+		a.release(th)
 		if ts.failure != nil {
 			return "", ts.failure
 		}
 		return stopReason(ts.result)
 	case <-c.done:
-		th.turn.CompareAndSwap(ts, nil)
-		ts.stop()
-		th.release()
+		a.dropTurn(th, ts)
 		return "", c.exitErr
 	case <-ctx.Done():
 		if turnID, ok := ts.idOrRequestCancel(); ok {
@@ -292,6 +361,14 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink 
 		a.finishLater(th, ts, c, nil)
 		return acp.StopReasonCancelled, ctx.Err()
 	}
+}
+
+// dropTurn ends a turn that is over without Codex saying so and frees its
+// thread.
+func (a *Agent) dropTurn(th *thread, ts *turnState) {
+	th.turn.CompareAndSwap(ts, nil)
+	ts.stop()
+	a.release(th)
 }
 
 // finishLater detaches a turn whose Prompt gave up (its sink gets nothing
@@ -307,7 +384,7 @@ func (a *Agent) finishLater(th *thread, ts *turnState, c *conn, started <-chan e
 			case err := <-started:
 				if err != nil {
 					th.turn.CompareAndSwap(ts, nil)
-					th.release()
+					a.release(th)
 					return
 				}
 			case <-c.done:
@@ -320,7 +397,7 @@ func (a *Agent) finishLater(th *thread, ts *turnState, c *conn, started <-chan e
 		case <-a.ctx.Done():
 		}
 		th.turn.CompareAndSwap(ts, nil)
-		th.release()
+		a.release(th)
 	}()
 }
 
@@ -380,11 +457,17 @@ func (a *Agent) Close() error {
 	a.mu.Lock()
 	a.closed = true
 	c := a.conn
+	for _, th := range a.threads {
+		if th.idle != nil {
+			th.idle.Stop()
+		}
+	}
 	a.mu.Unlock()
 	a.cancel()
 	if c != nil {
 		c.kill()
 	}
+	a.cache.Close()
 	return nil
 }
 
@@ -453,6 +536,13 @@ func (ts *turnState) cancelRequestedBeforeStart() bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.cancelRequested
+}
+
+// begun reports whether Codex said the turn started (turn/started).
+func (ts *turnState) begun() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.id != ""
 }
 
 func (ts *turnState) requestCancel() {

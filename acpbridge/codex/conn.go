@@ -8,20 +8,49 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // ErrAppServerExited is wrapped by every error caused by the app-server
-// process ending; the message adds its exit status and the tail of its stderr.
+// process ending (crashed, killed, or restarted by the watchdog).
 var ErrAppServerExited = errors.New("codex app-server exited")
+
+// ErrAppServerHung is wrapped (beside ErrAppServerExited) by the error of
+// calls and turns an app-server held when the watchdog killed it for not
+// answering.
+var ErrAppServerHung = errors.New("codex app-server stopped answering")
+
+// exitError is why the app-server is gone, in one line a person can act on.
+// Its stderr is logged, never part of the text: it holds log lines,
+// timestamps and the server's CODEX_HOME path, none of which helps a user.
+type exitError struct {
+	status string // "signal: killed", "exit status 1"
+	hung   bool   // the watchdog killed it
+}
+
+func (e *exitError) Error() string {
+	if e.hung {
+		return ErrAppServerHung.Error() + " and was restarted; send the message again"
+	}
+	return ErrAppServerExited.Error() + ": " + e.status + "; send the message again"
+}
+
+func (e *exitError) Is(target error) bool {
+	return target == ErrAppServerExited || (e.hung && target == ErrAppServerHung)
+}
+
+// requestTimeout bounds every request whose context has no earlier
+// deadline: a request an app-server never answers must not hold its caller
+// for good, even when the watchdog is off.
+const requestTimeout = 2 * time.Minute
 
 // handler receives what the app-server sends that is not a response. Both
 // methods run on the read loop: they must not block (the Sink contract), and
@@ -48,6 +77,8 @@ type conn struct {
 
 	done    chan struct{} // closed once the process has exited and the loop ended
 	exitErr error         // set before done is closed
+
+	hung atomic.Bool // the watchdog killed the process for not answering
 }
 
 type callResult struct {
@@ -92,10 +123,11 @@ func tomlValue(v string) string {
 	return string(b)
 }
 
-// startConn spawns the app-server and performs the initialize handshake.
+// startConn spawns the app-server with the whole environment env and
+// performs the initialize handshake.
 func startConn(ctx context.Context, bin string, config map[string]string, env []string, h handler, log *slog.Logger) (*conn, error) {
 	cmd := exec.Command(bin, appServerArgs(config)...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	cmd.SysProcAttr = processGroupAttr()
 	// The npm launcher may leave its native child holding stderr; do not let
 	// Wait hang on it once the launcher is gone.
@@ -156,14 +188,12 @@ func (c *conn) readLoop(stdout io.ReadCloser) {
 	if waitErr != nil {
 		status = waitErr.Error()
 	}
-	detail := status
-	if tail := c.stderr.tail(); tail != "" {
-		detail += ": " + tail
-	}
-	c.log.Warn("codex app-server exited", "status", status)
+	// The stderr tail explains the exit to an operator; tail() redacts
+	// secrets. It stays out of the error, which reaches the user's card.
+	c.log.Warn("codex app-server exited", "status", status, "hung", c.hung.Load(), "stderr", c.stderr.tail())
 
 	c.mu.Lock()
-	c.exitErr = acpbridge.E(acpbridge.KindCrashed, fmt.Errorf("%w: %s", ErrAppServerExited, detail))
+	c.exitErr = acpbridge.E(acpbridge.KindCrashed, &exitError{status: status, hung: c.hung.Load()})
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
@@ -230,8 +260,10 @@ func (c *conn) dispatch(line []byte) {
 }
 
 // call sends a request and waits for its response, decoding the result into
-// out (when not nil).
+// out (when not nil). It gives up after requestTimeout at the latest.
 func (c *conn) call(ctx context.Context, method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
 	ch := make(chan callResult, 1)
 	c.mu.Lock()
 	if c.pending == nil {
@@ -266,6 +298,13 @@ func (c *conn) call(ctx context.Context, method string, params, out any) error {
 		c.forget(id)
 		return fmt.Errorf("%s: %w", method, ctx.Err())
 	}
+}
+
+// pendingCalls reports how many requests wait for an answer.
+func (c *conn) pendingCalls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
 }
 
 func (c *conn) forget(id int64) {

@@ -60,6 +60,12 @@ func (a *Agent) handleOther(c *conn, method string, params []byte) {
 		th = a.lookupThread(threadID)
 	}
 
+	if method == "thread/closed" {
+		if threadID != nil {
+			a.threadClosed(c, string(threadID))
+		}
+		return
+	}
 	if method == "turn/started" || method == "turn/completed" {
 		if th != nil {
 			a.turnEvent(c, th, method, params)

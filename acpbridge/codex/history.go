@@ -21,7 +21,7 @@ func (a *Agent) LoadSession(ctx context.Context, id acp.SessionId, cwd string, s
 	if err := th.acquire(ctx); err != nil {
 		return err
 	}
-	defer th.release()
+	defer a.release(th)
 	c, err := a.load(ctx, th, cwd)
 	if err != nil {
 		return err

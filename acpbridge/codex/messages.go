@@ -54,6 +54,14 @@ type threadItemsListResponse struct {
 	NextCursor *string `json:"nextCursor"`
 }
 
+type threadLoadedListParams struct {
+	Limit int `json:"limit,omitempty"`
+}
+
+type threadUnsubscribeParams struct {
+	ThreadID string `json:"threadId"`
+}
+
 type turnStartParams struct {
 	ThreadID string      `json:"threadId"`
 	Input    []userInput `json:"input"`

@@ -22,6 +22,10 @@ func TestPhaseFoundInRedisBySecondTranslator(t *testing.T) {
 	s := redisStore(t)
 	first := newLineRig(t, Options{Phases: s})
 	first.feed(startedCommentary, delta("msg_c", `"seen by the first"`))
+	// The phase reaches Redis behind the read loop (write-behind).
+	if err := first.a.cache.Flush(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
 
 	second := newLineRig(t, Options{Phases: s})
 	second.feed(
@@ -34,6 +38,9 @@ func TestPhaseFoundInRedisBySecondTranslator(t *testing.T) {
 		"thought[msg_c] routed by",
 		"thought[msg_c]  the stored phase",
 	})
+	if err := second.a.cache.Flush(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok, err := s.Phase(context.Background(), "th1", "msg_c"); ok || err != nil {
 		t.Fatalf("phase still stored after item/completed: ok=%v err=%v", ok, err)
 	}

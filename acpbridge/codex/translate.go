@@ -20,8 +20,11 @@ import (
 // the client lacks any of it (missingOutput).
 const outputTail = 2048
 
-// phaseTimeout bounds one PhaseStore call made from the read loop.
-const phaseTimeout = 2 * time.Second
+// phaseTimeout bounds one PhaseStore call made from the read loop. Writes
+// return at once (PhaseCache writes behind); only a lookup miss, an item
+// whose item/started this process never saw, reaches Redis, and it is kept
+// short because every conversation's stream waits behind it.
+const phaseTimeout = 250 * time.Millisecond
 
 // translator turns one Codex thread's notifications into ACP updates. It is
 // owned by the connection's read loop: no locking, and its sink calls happen
