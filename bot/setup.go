@@ -29,8 +29,10 @@ func (e *setupError) Unwrap() error { return e.err }
 
 // explainAgentFailure puts what an admin must do in front of an agent error
 // whose kind (set by the adapter that saw it, acpbridge.Error) means the
-// agent is not set up or cannot work. Other errors (a crash says itself:
-// "codex app-server exited: signal: killed") are returned as they are.
+// agent is not set up or cannot work. Other errors are returned as they
+// are: a crash already says in one line what happened and what to do
+// ("codex app-server exited: signal: killed; send the message again"), its
+// stderr going to the log only.
 func explainAgentFailure(err error) error {
 	if err == nil {
 		return nil
