@@ -2,6 +2,8 @@ package codex
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,6 +42,10 @@ func TestIdleThreadsUnloadedSoAppServerDoesNotGrow(t *testing.T) {
 			fds, rss := procUsage(t, a.appServerPid(t))
 			at[i] = usage{fds, rss}
 		}
+	}
+	// The figures are the native app-server's, not a launcher's in front.
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", a.appServerPid(t))); err != nil || filepath.Base(exe) != "codex" {
+		t.Fatalf("measured process runs %q (%v), want the native codex binary", exe, err)
 	}
 	t.Logf("app-server after 10/40/80 conversations: open files %d/%d/%d, RSS %d/%d/%d KiB",
 		at[10].fds, at[40].fds, at[80].fds, at[10].rss, at[40].rss, at[80].rss)
