@@ -6,6 +6,10 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
+// ServedAgentName is the agentInfo.name wecodex announces, serving ACP and
+// as an ACP client alike.
+const ServedAgentName = "wecodex"
+
 // Agent is what the bot drives: one implementation wraps Codex's app-server in
 // process, another speaks ACP to an external agent over stdio.
 type Agent interface {

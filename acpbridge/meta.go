@@ -62,17 +62,17 @@ func RouteByMetaPhase(u acp.SessionUpdate) acp.SessionUpdate {
 	return routed
 }
 
-// noticeMetaKey is the _meta key under which wecodex marks a thought chunk as a
+// NoticeMetaKey is the _meta key under which wecodex marks a thought chunk as a
 // notice: {"wecodex": {"notice": "<level>"}}. Notices travel as thoughts so a
 // plain ACP client shows them as progress, never as answer text.
-const noticeMetaKey = "wecodex"
+const NoticeMetaKey = "wecodex"
 
 // NoticeUpdate encodes a Notice as an agent_thought_chunk marked in _meta, the
 // form `wecodex codex-acp` sends notices in.
 func NoticeUpdate(n Notice) acp.SessionUpdate {
 	return acp.SessionUpdate{AgentThoughtChunk: &acp.SessionUpdateAgentThoughtChunk{
 		Content:       acp.TextBlock(n.Text),
-		Meta:          map[string]any{noticeMetaKey: map[string]any{"notice": string(n.Level)}},
+		Meta:          map[string]any{NoticeMetaKey: map[string]any{"notice": string(n.Level)}},
 		SessionUpdate: "agent_thought_chunk",
 	}}
 }
@@ -84,7 +84,7 @@ func NoticeFromUpdate(u acp.SessionUpdate) (Notice, bool) {
 	if t == nil {
 		return Notice{}, false
 	}
-	level, ok := stringAt(t.Meta, noticeMetaKey, "notice")
+	level, ok := stringAt(t.Meta, NoticeMetaKey, "notice")
 	if !ok {
 		return Notice{}, false
 	}

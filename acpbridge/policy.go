@@ -86,3 +86,12 @@ func WithDecisionNotices(f PermissionFunc, sink Sink) PermissionFunc {
 		return resp
 	}
 }
+
+// Answered makes a response safe to send: acp-go-sdk marshals an outcome with
+// neither variant set as nothing at all, which the peer cannot parse.
+func Answered(resp acp.RequestPermissionResponse) acp.RequestPermissionResponse {
+	if resp.Outcome.Selected == nil && resp.Outcome.Cancelled == nil {
+		return Cancelled()
+	}
+	return resp
+}

@@ -15,8 +15,8 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -41,9 +41,9 @@ func keys(t testing.TB, st *store.Store) []string {
 // endpoint, the e2e tests in cmd/wecodex run turns.
 type hookSetup struct {
 	st   *store.Store
-	sim  *wecomsim.Sim
+	sim  *wecomtest.Sim
 	logs *testenv.LogBuffer
-	urls *wecomsim.ResponseURLServer
+	urls *wecomtest.ResponseURLServer
 	base string // the test server's URL
 }
 
@@ -70,12 +70,12 @@ func newHook(t *testing.T) *hookSetup {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	urls, err := wecomsim.NewResponseURLServer(nil)
+	urls, err := wecomtest.NewResponseURLServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = urls.Close() })
-	sim, err := wecomsim.New(wecomsim.Config{
+	sim, err := wecomtest.New(wecomtest.Config{
 		URL: srv.URL + "/wecom/aibot", Token: hookToken, EncodingAESKey: hookAESKey, AIBotID: hookBotID,
 		ResponseURLs: urls,
 	})
@@ -86,7 +86,7 @@ func newHook(t *testing.T) *hookSetup {
 }
 
 func statusOf(err error) int {
-	var se *wecomsim.StatusError
+	var se *wecomtest.StatusError
 	if errors.As(err, &se) {
 		return se.Status
 	}
@@ -101,11 +101,11 @@ func TestWebhookURLCheck(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opt  wecomsim.Option
+		opt  wecomtest.Option
 		want int
 	}{
-		{"forged signature", wecomsim.WithForgedSignature(), 401},
-		{"stale timestamp", wecomsim.WithTimestampOffset(-10 * time.Minute), 403},
+		{"forged signature", wecomtest.WithForgedSignature(), 401},
+		{"stale timestamp", wecomtest.WithTimestampOffset(-10 * time.Minute), 403},
 	} {
 		if err := h.sim.VerifyURL(ctx, tc.opt); statusOf(err) != tc.want {
 			t.Errorf("%s: %v, want HTTP %d", tc.name, err, tc.want)
@@ -116,11 +116,11 @@ func TestWebhookURLCheck(t *testing.T) {
 func TestWebhookMessageQueuedAndRefreshed(t *testing.T) {
 	h := newHook(t)
 	ctx := context.Background()
-	s, err := h.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "fix the build"}, wecomsim.WithRedeliveries(2))
+	s, err := h.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "fix the build"}, wecomtest.WithRedeliveries(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := wecomsim.Frame{ID: s.ID, Content: thinking}
+	want := wecomtest.Frame{ID: s.ID, Content: thinking}
 	if s.First != want {
 		t.Fatalf("first frame %+v, want %+v", s.First, want)
 	}
@@ -158,7 +158,7 @@ func TestWebhookGroupMention(t *testing.T) {
 	h := newHook(t)
 	ctx := context.Background()
 	// bob is not allowed himself; the chat is.
-	s, err := h.sim.Send(ctx, wecomsim.Message{From: "bob", ChatID: "wrkChat1", Text: "@CodexBot  run the tests"})
+	s, err := h.sim.Send(ctx, wecomtest.Message{From: "bob", ChatID: "wrkChat1", Text: "@CodexBot  run the tests"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,19 +179,19 @@ func TestWebhookRefusalsAndAnswersWithoutATurn(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		msg  wecomsim.Message
+		msg  wecomtest.Message
 		want string
 	}{
-		{"user not allowed", wecomsim.Message{From: "mallory", Text: "rm -rf /"},
+		{"user not allowed", wecomtest.Message{From: "mallory", Text: "rm -rf /"},
 			"Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."},
-		{"command", wecomsim.Message{From: "alice", Text: "/stop"}, "Nothing is running in this conversation."},
-		{"voice", wecomsim.Message{From: "alice", MsgType: "voice", Text: "/new"}, "OK — the next message starts a fresh session."},
+		{"command", wecomtest.Message{From: "alice", Text: "/stop"}, "Nothing is running in this conversation."},
+		{"voice", wecomtest.Message{From: "alice", MsgType: "voice", Text: "/new"}, "OK — the next message starts a fresh session."},
 	} {
 		s, err := h.sim.Send(ctx, tc.msg)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if s.First != (wecomsim.Frame{ID: s.ID, Content: tc.want, Finish: true}) {
+		if s.First != (wecomtest.Frame{ID: s.ID, Content: tc.want, Finish: true}) {
 			t.Errorf("%s: first frame %+v, want finished %q", tc.name, s.First, tc.want)
 		}
 	}
@@ -208,7 +208,7 @@ func TestWebhookUnknownStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := wecomsim.Frame{ID: "no-such-stream", Finish: true,
+	want := wecomtest.Frame{ID: "no-such-stream", Finish: true,
 		Content: "This reply is no longer available. Send the message again if you still need an answer."}
 	if f != want {
 		t.Fatalf("refresh of an unknown stream = %+v, want %+v", f, want)
@@ -253,18 +253,18 @@ func TestWebhookRejects(t *testing.T) {
 	h := newHook(t)
 	ctx := context.Background()
 	const secret = "TOP-SECRET-BODY-TEXT"
-	msg := wecomsim.Message{From: "alice", Text: secret}
+	msg := wecomtest.Message{From: "alice", Text: secret}
 	for _, tc := range []struct {
 		name string
-		opt  wecomsim.Option
+		opt  wecomtest.Option
 		want int
 		log  string
 	}{
-		{"forged signature", wecomsim.WithForgedSignature(), 401, "signature mismatch"},
-		{"stale timestamp", wecomsim.WithTimestampOffset(-6 * time.Minute), 403, "timestamp outside the accepted window"},
-		{"future timestamp", wecomsim.WithTimestampOffset(6 * time.Minute), 403, "timestamp outside the accepted window"},
-		{"2 MiB body", wecomsim.WithBodySize(2 << 20), 413, "request body too large"},
-		{"1 MiB + 1 body", wecomsim.WithBodySize(wecom.MaxBodyBytes + 1), 413, "request body too large"},
+		{"forged signature", wecomtest.WithForgedSignature(), 401, "signature mismatch"},
+		{"stale timestamp", wecomtest.WithTimestampOffset(-6 * time.Minute), 403, "timestamp outside the accepted window"},
+		{"future timestamp", wecomtest.WithTimestampOffset(6 * time.Minute), 403, "timestamp outside the accepted window"},
+		{"2 MiB body", wecomtest.WithBodySize(2 << 20), 413, "request body too large"},
+		{"1 MiB + 1 body", wecomtest.WithBodySize(wecom.MaxBodyBytes + 1), 413, "request body too large"},
 	} {
 		_, err := h.sim.Send(ctx, msg, tc.opt)
 		if got := statusOf(err); got != tc.want {
@@ -314,7 +314,7 @@ func TestWebhookRejects(t *testing.T) {
 }
 
 func TestResponseURLDeliverer(t *testing.T) {
-	urls, err := wecomsim.NewResponseURLServer(nil)
+	urls, err := wecomtest.NewResponseURLServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +332,8 @@ func TestResponseURLDeliverer(t *testing.T) {
 	// WeCom takes one message per response_url.
 	err = d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "more"})
 	var api *wecom.APIError
-	if !errors.As(err, &api) || api.Code != wecomsim.ErrCodeResponseURLUsed {
-		t.Fatalf("second post: %v, want errcode %d", err, wecomsim.ErrCodeResponseURLUsed)
+	if !errors.As(err, &api) || api.Code != wecomtest.ErrCodeResponseURLUsed {
+		t.Fatalf("second post: %v, want errcode %d", err, wecomtest.ErrCodeResponseURLUsed)
 	}
 	if strings.Contains(err.Error(), "response_code") {
 		t.Errorf("error carries the response code: %v", err)

@@ -1,10 +1,9 @@
-// Package wecom owns everything WeCom (企业微信): the callback crypto shared by
-// the AI bot (智能机器人) and the self-built app, the AI-bot callback and reply
-// wire formats, the AI-bot webhook and long connection, the self-built app and
-// its token cache.
+// Package wecom owns what WeCom (企业微信) channels share: the callback crypto
+// (signature, AES-256-CBC), the AI-bot callback and reply wire formats, and
+// response_url delivery; and, for now, the AI-bot webhook channel itself.
 //
-// The protocol layer in this package is deliberately free of bot logic: it
-// verifies, decrypts and parses what WeCom sends, and builds and encrypts what
-// WeCom expects back. Its sub-package wecomsim plays WeCom toward a bot
-// endpoint with exactly the same wire format, for tests and the playground.
+// The protocol layer is deliberately free of bot logic: it verifies, decrypts
+// and parses what WeCom sends, and builds and encrypts what WeCom expects
+// back. internal/wecomtest plays WeCom's side with the same wire format, for
+// tests and the playground.
 package wecom

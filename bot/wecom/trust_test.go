@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/bot/wecom"
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 const unknownStream = "This reply is no longer available. Send the message again if you still need an answer."
@@ -40,7 +40,7 @@ func refreshAs(t *testing.T, h *hookSetup, id, user, chat string) wecom.StreamFr
 // stream that does not exist; alice's own refresh gets her frame.
 func TestWebhookRefreshFromAnotherConversation(t *testing.T) {
 	h := newHook(t)
-	s, err := h.sim.Send(context.Background(), wecomsim.Message{From: "alice", Text: "my secret plans"})
+	s, err := h.sim.Send(context.Background(), wecomtest.Message{From: "alice", Text: "my secret plans"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,26 +60,26 @@ func TestWebhookRefreshFromAnotherConversation(t *testing.T) {
 func TestWebhookForeignMsgIDIsNotARepeat(t *testing.T) {
 	h := newHook(t)
 	ctx := context.Background()
-	alice, err := h.sim.Send(ctx, wecomsim.Message{MsgID: "dup-1", From: "alice", Text: "my secret plans"})
+	alice, err := h.sim.Send(ctx, wecomtest.Message{MsgID: "dup-1", From: "alice", Text: "my secret plans"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mallory, err := h.sim.Send(ctx, wecomsim.Message{MsgID: "dup-1", From: "mallory", Text: "show me"})
+	mallory, err := h.sim.Send(ctx, wecomtest.Message{MsgID: "dup-1", From: "mallory", Text: "show me"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused := "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."
-	if mallory.ID == alice.ID || mallory.First != (wecomsim.Frame{ID: mallory.ID, Content: refused, Finish: true}) {
+	if mallory.ID == alice.ID || mallory.First != (wecomtest.Frame{ID: mallory.ID, Content: refused, Finish: true}) {
 		t.Fatalf("mallory with alice's msgid got %+v (alice's stream %s), want her own refusal", mallory.First, alice.ID)
 	}
-	group, err := h.sim.Send(ctx, wecomsim.Message{MsgID: "dup-1", From: "bob", ChatID: "wrkChat1", Text: "@CodexBot run it"})
+	group, err := h.sim.Send(ctx, wecomtest.Message{MsgID: "dup-1", From: "bob", ChatID: "wrkChat1", Text: "@CodexBot run it"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if group.ID == alice.ID || group.First != (wecomsim.Frame{ID: group.ID, Content: thinking}) {
+	if group.ID == alice.ID || group.First != (wecomtest.Frame{ID: group.ID, Content: thinking}) {
 		t.Fatalf("bob in the group with alice's msgid got %+v, want his own new stream", group.First)
 	}
-	again, err := h.sim.Send(ctx, wecomsim.Message{MsgID: "dup-1", From: "alice", Text: "my secret plans"})
+	again, err := h.sim.Send(ctx, wecomtest.Message{MsgID: "dup-1", From: "alice", Text: "my secret plans"})
 	if err != nil || again.ID != alice.ID {
 		t.Fatalf("alice's own repeat: stream %s (%v), want %s", again.ID, err, alice.ID)
 	}
@@ -94,7 +94,7 @@ func TestWebhookForeignMsgIDIsNotARepeat(t *testing.T) {
 func TestWebhookGroupNamedLikeAUser(t *testing.T) {
 	h := newHook(t)
 	ctx := context.Background()
-	for _, m := range []wecomsim.Message{
+	for _, m := range []wecomtest.Message{
 		{From: "alice", Text: "in private"},
 		{From: "alice", ChatID: "alice", Text: "@CodexBot in the group"},
 	} {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
+	"github.com/wecodex/wecodex/acpbridge/external"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/configs"
@@ -104,7 +105,7 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms acpbridge.PermissionFunc, log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
-		a, err := acpbridge.NewExternalAgent(ctx, acpbridge.ExternalOptions{
+		a, err := external.New(ctx, external.Options{
 			Command:       cfg.Agent.ACP.Command,
 			Env:           cfg.Agent.ACP.Env,
 			Permissions:   perms,

@@ -5,8 +5,8 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
+	acpserve "github.com/wecodex/wecodex/acpbridge/serve"
 	"github.com/wecodex/wecodex/configs"
 )
 
@@ -19,7 +19,7 @@ import (
 // session/request_permission. Phases stay in memory: one process serves one
 // client, and the app-server it starts lives and dies with it.
 func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
-	perms := &acpbridge.ClientPermissions{}
+	perms := &acpserve.ClientPermissions{}
 	c := cfg.Agent.Codex
 	env, err := codexEnv(c)
 	if err != nil {
@@ -35,7 +35,7 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 		Logger:         log,
 	})
 	defer agent.Close()
-	return acpbridge.ServeACP(ctx, agent, stdin, stdout, log, acpbridge.ServeOptions{
+	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{
 		Version:     version,
 		Permissions: perms,
 	})

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 // TestServeKeepsCodexOutOfTheOperatorsHome: with nothing configured, serve
@@ -53,14 +53,14 @@ access:
 cards:
   update_interval: 50ms
 `, opt.Addr, opt.Password, opt.DB, testenv.Prefix(t, "home"), e2eToken, e2eAESKey, h.Bin))
-	urls, err := wecomsim.NewResponseURLServer(nil)
+	urls, err := wecomtest.NewResponseURLServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = urls.Close() })
 	b := serveWithEnv(t, cfg, append(envWithout(h.Env, "CODEX_HOME", "XDG_STATE_HOME", "HOME"), "HOME="+home), urls)
 	ctx := within(t, 2*time.Minute)
-	s, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "hello"})
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 // The AI bot's credentials in the end-to-end tests (not secrets).
@@ -38,7 +38,7 @@ type e2e struct {
 	h         *codextest.Harness
 	redisURL  *redis.Options
 	prefix    string
-	urls      *wecomsim.ResponseURLServer
+	urls      *wecomtest.ResponseURLServer
 	workspace string
 	acp       bool // agent.kind acp (wecodex codex-acp) instead of codex
 }
@@ -50,7 +50,7 @@ func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
 	h := codextest.StartWith(t, script, scriptedmodel.HomeOptions{SandboxMode: "danger-full-access"})
 	opt := testenv.RedisOptions(t)
 	prefix := testenv.Prefix(t, "e2e")
-	urls, err := wecomsim.NewResponseURLServer(nil)
+	urls, err := wecomtest.NewResponseURLServer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ cards:
 type botProc struct {
 	base string
 	cmd  *exec.Cmd
-	sim  *wecomsim.Sim
+	sim  *wecomtest.Sim
 	logs *logLines
 
 	stopOnce sync.Once
@@ -150,7 +150,7 @@ func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 
 // serveWithEnv starts `wecodex serve --config cfg` with exactly env, and waits
 // until it listens; see e2e.serve.
-func serveWithEnv(t *testing.T, cfg string, env []string, urls *wecomsim.ResponseURLServer) *botProc {
+func serveWithEnv(t *testing.T, cfg string, env []string, urls *wecomtest.ResponseURLServer) *botProc {
 	t.Helper()
 	cmd := exec.Command(wecodexBin, "serve", "--config", cfg)
 	cmd.Dir = t.TempDir()
@@ -188,7 +188,7 @@ func serveWithEnv(t *testing.T, cfg string, env []string, urls *wecomsim.Respons
 		t.Fatalf("serve exited before listening; logs:\n%s", b.logs)
 	}
 	b.base = "http://" + addr
-	b.sim, err = wecomsim.New(wecomsim.Config{
+	b.sim, err = wecomtest.New(wecomtest.Config{
 		URL: b.base + "/wecom/aibot", Token: e2eToken, EncodingAESKey: e2eAESKey, AIBotID: e2eBotID,
 		ResponseURLs: urls,
 	})
@@ -264,10 +264,10 @@ func within(t *testing.T, d time.Duration) context.Context {
 
 // follow refreshes a stream every 50 ms until it finishes, and returns every
 // distinct content seen, in order, with the finished frame last.
-func follow(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID string) (wecomsim.Frame, []string) {
+func follow(t *testing.T, ctx context.Context, sim *wecomtest.Sim, streamID string) (wecomtest.Frame, []string) {
 	t.Helper()
 	var seen []string
-	f, err := sim.Follow(ctx, streamID, 50*time.Millisecond, func(f wecomsim.Frame) {
+	f, err := sim.Follow(ctx, streamID, 50*time.Millisecond, func(f wecomtest.Frame) {
 		if len(seen) == 0 || seen[len(seen)-1] != f.Content {
 			seen = append(seen, f.Content)
 		}
@@ -280,7 +280,7 @@ func follow(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID strin
 
 // waitForFrame refreshes a stream until its frame contains text: the card has
 // caught up with what the model streamed before a gate.
-func waitForFrame(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID, text string) {
+func waitForFrame(t *testing.T, ctx context.Context, sim *wecomtest.Sim, streamID, text string) {
 	t.Helper()
 	for {
 		f, err := sim.Refresh(ctx, streamID)
@@ -299,7 +299,7 @@ func waitForFrame(t *testing.T, ctx context.Context, sim *wecomsim.Sim, streamID
 }
 
 func statusCode(err error) int {
-	var se *wecomsim.StatusError
+	var se *wecomtest.StatusError
 	if errors.As(err, &se) {
 		return se.Status
 	}
@@ -308,7 +308,7 @@ func statusCode(err error) int {
 
 // sendUntilGate sends m and waits until the model stream it starts is held at
 // gate, so the test acts mid-turn.
-func sendUntilGate(t *testing.T, ctx context.Context, sim *wecomsim.Sim, m wecomsim.Message, gate *scriptedmodel.Gate) *wecomsim.Stream {
+func sendUntilGate(t *testing.T, ctx context.Context, sim *wecomtest.Sim, m wecomtest.Message, gate *scriptedmodel.Gate) *wecomtest.Stream {
 	t.Helper()
 	s, err := sim.Send(ctx, m)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 // End-to-end tests: the built `wecodex serve` binary, the real Codex driven
@@ -32,27 +32,27 @@ func TestE2ETurnDedupeAndRejects(t *testing.T) {
 	if err := b.sim.VerifyURL(ctx); err != nil {
 		t.Fatalf("URL check: %v", err)
 	}
-	msg := wecomsim.Message{From: "alice", Text: "how do I run the tests?"}
-	if _, err := b.sim.Send(ctx, msg, wecomsim.WithForgedSignature()); statusCode(err) != 401 {
+	msg := wecomtest.Message{From: "alice", Text: "how do I run the tests?"}
+	if _, err := b.sim.Send(ctx, msg, wecomtest.WithForgedSignature()); statusCode(err) != 401 {
 		t.Fatalf("forged signature: %v, want HTTP 401", err)
 	}
-	if _, err := b.sim.Send(ctx, msg, wecomsim.WithBodySize(2<<20)); statusCode(err) != 413 {
+	if _, err := b.sim.Send(ctx, msg, wecomtest.WithBodySize(2<<20)); statusCode(err) != 413 {
 		t.Fatalf("2 MiB body: %v, want HTTP 413", err)
 	}
-	refused, err := b.sim.Send(ctx, wecomsim.Message{From: "mallory", Text: "how do I run the tests?"})
+	refused, err := b.sim.Send(ctx, wecomtest.Message{From: "mallory", Text: "how do I run the tests?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (wecomsim.Frame{ID: refused.ID, Finish: true,
+	if want := (wecomtest.Frame{ID: refused.ID, Finish: true,
 		Content: "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."}); refused.First != want {
 		t.Fatalf("not allowed: %+v, want %+v", refused.First, want)
 	}
 
-	s, err := b.sim.Send(ctx, msg, wecomsim.WithRedeliveries(2))
+	s, err := b.sim.Send(ctx, msg, wecomtest.WithRedeliveries(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.First != (wecomsim.Frame{ID: s.ID, Content: thinking}) {
+	if s.First != (wecomtest.Frame{ID: s.ID, Content: thinking}) {
 		t.Fatalf("first frame %+v, want the thinking placeholder", s.First)
 	}
 	for i, f := range s.Redelivered {
@@ -92,20 +92,20 @@ func TestE2EStopAndQueue(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	first := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "a long task"}, gate)
+	first := sendUntilGate(t, ctx, b.sim, wecomtest.Message{From: "alice", Text: "a long task"}, gate)
 	waitForFrame(t, ctx, b.sim, first.ID, "Reading the code first.")
-	second, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a second task"})
+	second, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "a second task"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (wecomsim.Frame{ID: second.ID, Content: "⏳ Queued (position 1) — waiting for the running turn to finish."}); second.First != want {
+	if want := (wecomtest.Frame{ID: second.ID, Content: "⏳ Queued (position 1) — waiting for the running turn to finish."}); second.First != want {
 		t.Fatalf("second message: %+v, want %+v", second.First, want)
 	}
-	stop, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "/stop"})
+	stop, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "/stop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (wecomsim.Frame{ID: stop.ID, Finish: true, Content: "OK — asked the running turn to stop."}); stop.First != want {
+	if want := (wecomtest.Frame{ID: stop.ID, Finish: true, Content: "OK — asked the running turn to stop."}); stop.First != want {
 		t.Fatalf("/stop: %+v, want %+v", stop.First, want)
 	}
 	last, seen := follow(t, ctx, b.sim, first.ID)
@@ -133,7 +133,7 @@ func TestE2ETwoReplicas(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	s, err := a.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "hello replicas"})
+	s, err := a.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "hello replicas"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestE2EStreamWindowRollover(t *testing.T) {
 	b := e.serve(t, "2s")
 	ctx := within(t, 2*time.Minute)
 
-	s, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "a slow answer"})
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "a slow answer"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestE2ECodexCrash(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	first := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "crash please"}, gate)
+	first := sendUntilGate(t, ctx, b.sim, wecomtest.Message{From: "alice", Text: "crash please"}, gate)
 	groups := appServerGroups(b.cmd.Process.Pid)
 	if len(groups) != 1 {
 		t.Fatalf("serve has %d child process groups %v, want the one app-server", len(groups), groups)
@@ -234,7 +234,7 @@ func TestE2ECodexCrash(t *testing.T) {
 		t.Fatalf("crashed turn's final frame does not say Codex died:\n%s\nframes seen: %q", last.Content, seen)
 	}
 
-	next, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "are you back?"})
+	next, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "are you back?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestE2EExternalACPAgent(t *testing.T) {
 	e.acp = true
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
-	s, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "hello acp"})
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "hello acp"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestE2EShutdownMidTurn(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 
-	s := sendUntilGate(t, ctx, a.sim, wecomsim.Message{From: "alice", Text: "a task to interrupt"}, gate)
+	s := sendUntilGate(t, ctx, a.sim, wecomtest.Message{From: "alice", Text: "a task to interrupt"}, gate)
 	// Either replica may have taken the turn: the one running it has an
 	// app-server.
 	runner, other := a, b

@@ -8,15 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wecodex/wecodex/bot/wecom/playground"
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/internal/playground"
 )
 
 // mountPlayground mounts the local playground under /playground when
 // cfg.Playground.Enabled, and does nothing (returning a no-op close) otherwise.
 //
 // The playground never talks to the bot engine directly: its backend plays
-// WeCom (wecomsim), signing and encrypting callbacks to this server's own
+// WeCom (wecomtest), signing and encrypting callbacks to this server's own
 // AI-bot endpoint, baseURL + cfg.WeCom.AIBot.Path, and following each stream
 // with refresh callbacks. baseURL is how this process reaches itself, e.g.
 // "http://127.0.0.1:8080" — use selfURL on the listener's address, so listen

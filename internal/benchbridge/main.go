@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/external"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -138,7 +139,7 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	agent, err := acpbridge.NewExternalAgent(ctx, acpbridge.ExternalOptions{
+	agent, err := external.New(ctx, external.Options{
 		Command: b.command, Env: b.env, Permissions: acpbridge.Policy("allow"),
 		Log: logger(),
 	})

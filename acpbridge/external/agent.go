@@ -1,0 +1,582 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/wecodex/wecodex/acpbridge"
+)
+
+// ErrLoadUnsupported is returned by LoadSession when the agent cannot load
+// sessions (it does not advertise loadSession).
+var ErrLoadUnsupported = errors.New("the agent cannot load sessions")
+
+// ErrAgentExited marks an error caused by the agent process exiting.
+var ErrAgentExited = errors.New("the agent process exited")
+
+// ErrAgentHung marks an error caused by the agent not answering for the hang
+// timeout; the process was killed.
+var ErrAgentHung = errors.New("the agent stopped answering")
+
+// DefaultHangTimeout is how long a turn may go without a single message from
+// the agent before the agent is considered hung.
+const DefaultHangTimeout = 3 * time.Minute
+
+// DefaultStartTimeout is how long an agent may take to answer initialize,
+// session/new or session/load.
+const DefaultStartTimeout = 2 * time.Minute
+
+// DefaultCapabilitiesMeta is what wecodex declares in
+// clientCapabilities._meta so that the agents it supports send a message's
+// phase: codex-acp 2.x attaches _meta.jetbrains.air.phase to a chunk only for
+// a client whose _meta.jetbrains.air is an object (its isAirClient). The
+// object is left empty, so none of AIR's optional renderings (diff patches,
+// raw input, plan deltas), which need a version and a capabilities list, are
+// asked for. codex-acp 1.1.1–1.6.x sent _meta.codex.phase to every client.
+func DefaultCapabilitiesMeta() map[string]any {
+	return map[string]any{"jetbrains": map[string]any{"air": map[string]any{}}}
+}
+
+// agentDefaultEnv is set in the agent's environment unless agent.acp.env or
+// wecodex's own environment sets it: declaring AIR also turns on codex-acp
+// 2.x's prompt suggestions, one extra model request after every turn for a
+// composer wecodex does not have.
+var agentDefaultEnv = [][2]string{{"CODEX_ACP_PROMPT_SUGGESTIONS", "false"}}
+
+// Options configures an Agent (agent.kind: acp).
+type Options struct {
+	// Command is the agent's argv (agent.acp.command). Required.
+	Command []string
+	// Env is added to this process's environment for the agent (agent.acp.env).
+	Env map[string]string
+	// Permissions decides the agent's permission requests; nil denies them
+	// all. Every decision is also shown on the turn as a notice.
+	Permissions acpbridge.PermissionFunc
+	// HangTimeout: a turn that receives no update and no response for this
+	// long (while no permission request is waiting on us) kills the agent.
+	// Zero means DefaultHangTimeout.
+	HangTimeout time.Duration
+	// CapabilitiesMeta is sent as clientCapabilities._meta, for agents that
+	// change what they send by it. Nil means DefaultCapabilitiesMeta; an
+	// empty map declares nothing.
+	CapabilitiesMeta map[string]any
+	// StartTimeout bounds initialize, session/new and session/load, which
+	// may start Codex and its thread; an agent that does not answer in time
+	// is killed. Zero means DefaultStartTimeout.
+	StartTimeout time.Duration
+	// ClientVersion is announced as clientInfo.version.
+	ClientVersion string
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+}
+
+// Agent is an Agent backed by an ACP agent subprocess, such as
+// `wecodex codex-acp` or `@agentclientprotocol/codex-acp`. It restarts the
+// process when it exits or hangs: the turn in flight ends with an error, and
+// the next prompt runs on a new process, reloading the session when the agent
+// can load sessions and starting a new one otherwise (said in a Notice).
+type Agent struct {
+	opts Options
+	log  *slog.Logger
+
+	startMu sync.Mutex // serializes process (re)starts
+
+	mu       sync.Mutex
+	proc     *agentProc // nil before the first start and after Close
+	gen      uint64
+	closed   bool
+	sessions map[acp.SessionId]*extSession // by the id the caller holds
+	byAgent  map[acp.SessionId]*extSession // by the id in the current process
+
+	unphasedLogged atomic.Bool
+}
+
+// extSession is one session as the caller knows it.
+type extSession struct {
+	id    acp.SessionId
+	ws    *acpbridge.Workspace
+	queue *orderedQueue // delivers to sinks in order, off the protocol reader
+
+	// Guarded by Agent.mu.
+	agentID acp.SessionId // the session's id in process gen
+	gen     uint64
+	sink    acpbridge.Sink // where the agent's updates go right now; nil drops them
+	turn    *extTurn
+	busy    bool // a Prompt or LoadSession owns the session
+	// cancelEarly records a Cancel that came while Prompt was still
+	// (re)attaching the session, before the turn existed.
+	cancelEarly bool
+}
+
+// extTurn is the state of one running prompt.
+type extTurn struct {
+	activity chan struct{} // poked on every message about the session
+
+	// Guarded by Agent.mu.
+	cancelled bool
+	waiting   int                        // permission requests waiting on our side
+	perms     map[int]context.CancelFunc // pending permission requests
+	nextPerm  int
+}
+
+func (t *extTurn) poke() {
+	select {
+	case t.activity <- struct{}{}:
+	default:
+	}
+}
+
+// New starts the agent process and initializes it, so a wrong
+// command fails at startup rather than on the first message.
+func New(ctx context.Context, opts Options) (*Agent, error) {
+	if len(opts.Command) == 0 || opts.Command[0] == "" {
+		return nil, errors.New("agent.acp.command is empty: give the agent's command line, e.g. [\"wecodex\", \"codex-acp\"]")
+	}
+	if opts.HangTimeout <= 0 {
+		opts.HangTimeout = DefaultHangTimeout
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = "dev"
+	}
+	if opts.Permissions == nil {
+		opts.Permissions = acpbridge.Policy(acpbridge.ApprovalDeny)
+	}
+	if opts.CapabilitiesMeta == nil {
+		opts.CapabilitiesMeta = DefaultCapabilitiesMeta()
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &Agent{
+		opts:     opts,
+		log:      log.With("agent_cmd", opts.Command[0]),
+		sessions: map[acp.SessionId]*extSession{},
+		byAgent:  map[acp.SessionId]*extSession{},
+	}
+	if _, _, err := a.ensureProc(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ensureProc returns the running process, starting a new one when there is
+// none or it is gone; restarted reports that an earlier one existed.
+func (a *Agent) ensureProc(ctx context.Context) (p *agentProc, restarted bool, err error) {
+	a.startMu.Lock()
+	defer a.startMu.Unlock()
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil, false, errors.New("the agent is closed")
+	}
+	if a.proc != nil && a.proc.alive() {
+		p := a.proc
+		a.mu.Unlock()
+		return p, false, nil
+	}
+	old := a.proc
+	a.gen++
+	gen := a.gen
+	a.mu.Unlock()
+
+	if old != nil {
+		old.kill() // reap what is left of it
+		a.log.Warn("restarting agent", "agent_gen", gen)
+	}
+	p, err = a.startProc(ctx, gen)
+	if err != nil {
+		return nil, false, err
+	}
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		p.stop(stopGrace)
+		return nil, false, errors.New("the agent is closed")
+	}
+	a.proc = p
+	a.mu.Unlock()
+	return p, old != nil, nil
+}
+
+// noteUnphased says once in the log that the agent sends message text with no
+// phase: the card then cannot tell its commentary from its answer, and by the
+// phase rule all of it is answer.
+func (a *Agent) noteUnphased(agent string) {
+	if a.unphasedLogged.CompareAndSwap(false, true) {
+		a.log.Warn("agent sends message text without a phase; its commentary will show in the answer",
+			"agent", agent, "lacks", "_meta.codex.phase or _meta.jetbrains.air.phase on agent_message_chunk")
+	}
+}
+
+// NewSession implements Agent. cwd must exist; the agent's file requests are
+// confined to it.
+func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, error) {
+	ws, err := acpbridge.NewWorkspace(cwd)
+	if err != nil {
+		return "", fmt.Errorf("new session: %w", err)
+	}
+	p, _, err := a.ensureProc(ctx)
+	if err != nil {
+		return "", fmt.Errorf("new session: %w", err)
+	}
+	id, err := a.newAgentSession(ctx, p, ws.Dir())
+	if err != nil {
+		return "", err
+	}
+	s := &extSession{id: id, ws: ws, queue: newOrderedQueue()}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		s.queue.close()
+		return "", errors.New("the agent is closed")
+	}
+	s.agentID, s.gen = id, p.gen
+	a.sessions[id] = s
+	a.byAgent[id] = s
+	return id, nil
+}
+
+func (a *Agent) newAgentSession(ctx context.Context, p *agentProc, cwd string) (acp.SessionId, error) {
+	cctx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
+	defer cancel()
+	resp, err := p.conn.NewSession(cctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		return "", fmt.Errorf("new session in %s: %w", cwd, a.callError(p, cctx, err))
+	}
+	return resp.SessionId, nil
+}
+
+// LoadSession implements Agent: the agent replays the session's history into
+// sink. It returns ErrLoadUnsupported when the agent cannot load sessions.
+func (a *Agent) LoadSession(ctx context.Context, id acp.SessionId, cwd string, sink acpbridge.Sink) error {
+	ws, err := acpbridge.NewWorkspace(cwd)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	p, _, err := a.ensureProc(ctx)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", id, err)
+	}
+	if !p.caps.LoadSession {
+		return fmt.Errorf("load session %s: %w", id, ErrLoadUnsupported)
+	}
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return errors.New("the agent is closed")
+	}
+	s := a.sessions[id]
+	if s == nil {
+		s = &extSession{id: id, queue: newOrderedQueue()}
+		a.sessions[id] = s
+	}
+	if s.busy {
+		a.mu.Unlock()
+		return fmt.Errorf("load session %s: a turn is running in it", id)
+	}
+	s.busy = true
+	s.ws = ws
+	a.mu.Unlock()
+	defer a.release(s)
+	return a.loadInto(ctx, p, s, sink)
+}
+
+// loadInto loads s into process p under its caller-facing id, replaying its
+// history into sink (nil drops it), and makes p's id for it current.
+func (a *Agent) loadInto(ctx context.Context, p *agentProc, s *extSession, sink acpbridge.Sink) error {
+	a.mu.Lock()
+	if a.byAgent[s.agentID] == s {
+		delete(a.byAgent, s.agentID)
+	}
+	s.agentID, s.gen, s.sink = s.id, p.gen, sink
+	a.byAgent[s.id] = s
+	a.mu.Unlock()
+
+	cctx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
+	defer cancel()
+	_, err := p.conn.LoadSession(cctx, acp.LoadSessionRequest{SessionId: s.id, Cwd: s.ws.Dir(), McpServers: []acp.McpServer{}})
+	a.mu.Lock()
+	s.sink = nil
+	a.mu.Unlock()
+	if err != nil {
+		a.mu.Lock()
+		s.gen = 0 // not live in p: the next prompt tries again
+		a.mu.Unlock()
+		return fmt.Errorf("load session %s: %w", s.id, a.callError(p, cctx, err))
+	}
+	// The replay reaches sink before LoadSession returns.
+	return s.queue.flush(ctx)
+}
+
+// release ends a Prompt's or LoadSession's hold on s.
+func (a *Agent) release(s *extSession) {
+	a.mu.Lock()
+	s.busy = false
+	s.turn = nil
+	s.sink = nil
+	a.mu.Unlock()
+}
+
+// Prompt implements Agent.
+func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+	a.mu.Lock()
+	s := a.sessions[id]
+	switch {
+	case a.closed:
+		a.mu.Unlock()
+		return "", errors.New("the agent is closed")
+	case s == nil:
+		a.mu.Unlock()
+		return "", fmt.Errorf("prompt: unknown session %s: start or load it first", id)
+	case s.busy:
+		a.mu.Unlock()
+		return "", fmt.Errorf("prompt: a turn is already running in session %s", id)
+	}
+	s.busy = true
+	s.cancelEarly = false
+	a.mu.Unlock()
+	defer a.release(s)
+
+	p, err := a.attach(ctx, s, sink)
+	if err != nil {
+		return "", err
+	}
+
+	turn := &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
+	a.mu.Lock()
+	if s.cancelEarly {
+		a.mu.Unlock()
+		return acp.StopReasonCancelled, nil
+	}
+	s.turn, s.sink = turn, sink
+	agentID := s.agentID
+	a.mu.Unlock()
+
+	reason, err := a.runTurn(ctx, p, s, turn, agentID, text)
+	// However the turn ended, nothing may stay waiting on a decision for it.
+	a.mu.Lock()
+	turn.cancelled = true
+	for k, cancel := range turn.perms {
+		cancel()
+		delete(turn.perms, k)
+	}
+	a.mu.Unlock()
+	// Whatever the agent sent before the turn ended reaches the sink first.
+	if ferr := s.queue.flush(context.WithoutCancel(ctx)); ferr != nil && err == nil {
+		err = ferr
+	}
+	return reason, err
+}
+
+// attach makes sure s is live in the running process, restarting the process
+// and reloading (or recreating) the session when needed.
+func (a *Agent) attach(ctx context.Context, s *extSession, sink acpbridge.Sink) (*agentProc, error) {
+	p, _, err := a.ensureProc(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %w", err)
+	}
+	a.mu.Lock()
+	live := s.gen == p.gen
+	a.mu.Unlock()
+	if live {
+		return p, nil
+	}
+	if p.caps.LoadSession {
+		if err := a.loadInto(ctx, p, s, nil); err != nil {
+			return nil, fmt.Errorf("prompt: the agent restarted and could not reload the session: %w", err)
+		}
+		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "The agent was restarted; this conversation's session was reloaded."})
+		return p, nil
+	}
+	newID, err := a.newAgentSession(ctx, p, s.ws.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("prompt: the agent restarted and could not start a new session: %w", err)
+	}
+	a.mu.Lock()
+	if a.byAgent[s.agentID] == s {
+		delete(a.byAgent, s.agentID)
+	}
+	s.agentID, s.gen = newID, p.gen
+	a.byAgent[newID] = s
+	a.mu.Unlock()
+	sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "The agent was restarted and cannot reload sessions; this message starts a new session without the earlier context."})
+	return p, nil
+}
+
+type promptResult struct {
+	resp acp.PromptResponse
+	err  error
+}
+
+// runTurn sends the prompt and supervises it: it ends on the response, on
+// the process exiting, or when the agent is silent for the hang timeout.
+func (a *Agent) runTurn(ctx context.Context, p *agentProc, s *extSession, turn *extTurn, agentID acp.SessionId, text string) (acp.StopReason, error) {
+	pctx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	done := make(chan promptResult, 1)
+	go func() {
+		resp, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: agentID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		done <- promptResult{resp, err}
+	}()
+
+	hang := time.NewTimer(a.opts.HangTimeout)
+	defer hang.Stop()
+	for {
+		select {
+		case r := <-done:
+			if r.err != nil {
+				if ctx.Err() != nil {
+					return "", fmt.Errorf("prompt: %w", ctx.Err())
+				}
+				return "", fmt.Errorf("prompt: %w", a.turnError(p, r.err))
+			}
+			return r.resp.StopReason, nil
+		case <-p.exited:
+			// The response may have been read just before the exit.
+			select {
+			case r := <-done:
+				if r.err == nil {
+					return r.resp.StopReason, nil
+				}
+			default:
+			}
+			return "", fmt.Errorf("prompt: %w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr))
+		case <-turn.activity:
+			resetTimer(hang, a.opts.HangTimeout)
+		case <-hang.C:
+			a.mu.Lock()
+			waiting := turn.waiting > 0
+			a.mu.Unlock()
+			if waiting {
+				// The agent waits on us (a permission request), not the
+				// other way round.
+				hang.Reset(a.opts.HangTimeout)
+				continue
+			}
+			a.log.Warn("agent hung; killing it", "session", s.id, "hang_timeout", a.opts.HangTimeout)
+			p.kill()
+			return "", fmt.Errorf("prompt: %w: nothing for %s, so it was stopped; the next message restarts it", ErrAgentHung, a.opts.HangTimeout)
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	t.Stop()
+	t.Reset(d)
+}
+
+// turnError explains a failed prompt call.
+func (a *Agent) turnError(p *agentProc, err error) error {
+	select {
+	case <-p.conn.Done():
+	default:
+		return requestError(err)
+	}
+	// The output closed; the exit status, when the process is dying, says
+	// more than that.
+	t := time.NewTimer(exitStatusWait)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr))
+	case <-t.C:
+		return fmt.Errorf("%w: it closed its output mid-turn; the next message restarts it", ErrAgentExited)
+	}
+}
+
+// exitStatusWait is how long a failed call waits for the process's exit
+// status after its output closed.
+const exitStatusWait = 2 * time.Second
+
+// callError explains a failed request other than a prompt; a request that
+// timed out kills the agent, which is hung.
+func (a *Agent) callError(p *agentProc, cctx context.Context, err error) error {
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		a.log.Warn("agent did not answer; killing it", "start_timeout", a.opts.StartTimeout)
+		p.kill()
+		return fmt.Errorf("%w: no answer for %s, so it was stopped; the next message restarts it", ErrAgentHung, a.opts.StartTimeout)
+	}
+	return a.procError(p, err)
+}
+
+// Cancel implements Agent: it sends session/cancel and answers the turn's
+// pending permission requests "cancelled", as ACP requires of a client.
+func (a *Agent) Cancel(ctx context.Context, id acp.SessionId) error {
+	a.mu.Lock()
+	s := a.sessions[id]
+	if s != nil && s.busy && s.turn == nil {
+		s.cancelEarly = true
+	}
+	if s == nil || s.turn == nil {
+		a.mu.Unlock()
+		return nil
+	}
+	s.turn.cancelled = true
+	for k, cancel := range s.turn.perms {
+		cancel()
+		delete(s.turn.perms, k)
+	}
+	agentID, p := s.agentID, a.proc
+	a.mu.Unlock()
+	if p == nil || !p.alive() {
+		return nil
+	}
+	if err := p.conn.Cancel(ctx, acp.CancelNotification{SessionId: agentID}); err != nil {
+		return fmt.Errorf("cancel session %s: %w", id, err)
+	}
+	return nil
+}
+
+// PID is the process id of the running agent, or 0 when none runs; for
+// diagnostics.
+func (a *Agent) PID() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.proc == nil || !a.proc.alive() {
+		return 0
+	}
+	return a.proc.cmd.Process.Pid
+}
+
+// Close implements Agent: it stops the agent process (closing its stdin, then
+// SIGTERM and SIGKILL to its process group, each after a short grace) and the
+// sessions' queues.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	p := a.proc
+	a.proc = nil
+	sessions := a.sessions
+	a.mu.Unlock()
+
+	// A start in progress finishes under startMu, sees closed and stops
+	// its own process; holding startMu here waits for that.
+	a.startMu.Lock()
+	if p != nil {
+		p.stop(stopGrace)
+	}
+	a.startMu.Unlock()
+	for _, s := range sessions {
+		s.queue.close()
+	}
+	for _, s := range sessions {
+		<-s.queue.done
+	}
+	return nil
+}
+
+var _ acpbridge.Agent = (*Agent)(nil)

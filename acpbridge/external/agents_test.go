@@ -1,0 +1,327 @@
+package external_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/internal/codextest"
+	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+)
+
+// ZedCodexACPBinEnv points tests at the Rust @zed-industries/codex-acp
+// (its Linux binary); the Makefile installs it into .tools/zed-codex-acp.
+const ZedCodexACPBinEnv = "WECODEX_TEST_ZED_CODEX_ACP_BIN"
+
+// zedCodexACPBin returns the zed codex-acp binary. Outside CI a missing
+// binary skips the test (it is 230 MB); in CI (CI set) it fails it.
+func zedCodexACPBin(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv(ZedCodexACPBinEnv)
+	if p == "" {
+		p = filepath.Join(moduleRoot(t), ".tools", "zed-codex-acp", "node_modules", ".bin", "codex-acp-linux-x64")
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("zed codex-acp not installed: %v (run `make tools`)", err)
+		}
+		t.Skipf("zed codex-acp not installed (%v): `make tools` installs it, or set %s", err, ZedCodexACPBinEnv)
+	}
+	return p
+}
+
+// realAgent is a published ACP agent for Codex, run on the scripted model.
+type realAgent struct {
+	name string
+	bin  func(*testing.T) string
+	// phased: the agent sends a message's phase to wecodex, so commentary
+	// reaches the progress section; otherwise it reaches the body.
+	phased bool
+	// reviewsApprovals: the agent's default mode hands an approval to a
+	// model reviewer (Codex's "auto review") instead of the client.
+	reviewsApprovals bool
+}
+
+var realAgents = []realAgent{
+	{name: "codex-acp 2.6.0", bin: codexACPBin, phased: true, reviewsApprovals: true},
+	{name: "zed codex-acp 0.16.0", bin: zedCodexACPBin, phased: false},
+}
+
+// logLines is a slog destination a test can read back (and mirror to t.Log).
+type logLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logLines) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *logLines) matching(s string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// startRealAgent runs agent on h with wecodex's defaults: no capability and
+// no environment chosen here, only Codex's location and the scripted home.
+func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codextest.Harness, perms acpbridge.PermissionFunc) (*external.Agent, *logLines) {
+	t.Helper()
+	logs := &logLines{}
+	a, err := external.New(ctx, external.Options{
+		Command:     []string{agent.bin(t)},
+		Env:         harnessEnv(h, "CODEX_PATH="+h.Bin),
+		Permissions: perms,
+		Log:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		a.Close()
+		if t.Failed() {
+			t.Logf("agent log:\n%s", logs.matching(""))
+		}
+	})
+	return a, logs
+}
+
+const unphasedLog = "agent sends message text without a phase"
+
+// titlePrompt starts the request codex-acp 2.6.0 makes, unasked, after a new
+// session's first turn to title it (fire and forget: it may come after the
+// turn's response, or not before the test ends).
+const titlePrompt = "generate a very short title"
+
+// answeringTitles answers codex-acp's title requests and leaves every other
+// request to script.
+func answeringTitles(script sm.Script) sm.Script {
+	return sm.ScriptFunc(func(req *sm.Request) (sm.Response, error) {
+		if strings.Contains(req.UserText, titlePrompt) {
+			return sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Listing an empty directory")), nil
+		}
+		return script.Next(req)
+	})
+}
+
+// turnRequests counts the model requests of the turn itself.
+func turnRequests(h *codextest.Harness) int {
+	n := 0
+	for _, r := range h.Server.ModelRequests() {
+		if !strings.Contains(r.UserText, titlePrompt) {
+			n++
+		}
+	}
+	return n
+}
+
+// agentEnviron reads the running agent's environment from /proc.
+func agentEnviron(t *testing.T, a *external.Agent) []string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", a.PID()))
+	if err != nil {
+		t.Fatalf("read the agent's environment: %v", err)
+	}
+	return strings.Split(string(b), "\x00")
+}
+
+// TestRealAgentsRouteByPhase: commentary and the answer of a turn with a
+// command, through each published agent with wecodex's defaults. Where the
+// agent sends a phase, commentary is a thought; where it sends none, all text
+// is answer and the log says so once, naming the agent.
+func TestRealAgentsRouteByPhase(t *testing.T) {
+	for _, agent := range realAgents {
+		t.Run(agent.name, func(t *testing.T) {
+			h := codextest.Start(t, answeringTitles(sm.Sequence(
+				sm.Reply(
+					sm.Message(sm.PhaseCommentary, "I will list the files."),
+					sm.ExecCommand("call_1", "echo hello-from-exec"),
+				),
+				sm.Reply(
+					sm.Message(sm.PhaseCommentary, "Now I know."),
+					sm.Message(sm.PhaseFinalAnswer, "There is nothing here yet."),
+				),
+			)))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			a, logs := startRealAgent(t, ctx, agent, h, acpbridge.Policy("allow"))
+			id, err := a.NewSession(ctx, h.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{}
+			reason, err := a.Prompt(ctx, id, "What is in this directory?", rec)
+			if err != nil || reason != acp.StopReasonEndTurn {
+				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.lines())
+			}
+			want := []string{
+				"thought: I will list the files.",
+				"tool_call: echo hello-from-exec [execute] in_progress",
+				"thought: Now I know.",
+				"message: There is nothing here yet.",
+			}
+			if !agent.phased {
+				// All of it is answer; without message ids the last two
+				// messages read as one.
+				want = []string{
+					"message: I will list the files.",
+					"tool_call: echo hello-from-exec [execute] in_progress",
+					"message: Now I know.There is nothing here yet.",
+				}
+			}
+			// The command's updates (output chunks, and a status that was
+			// completed, none, or under load once failed for zed) are the
+			// agent's to choose; its start must arrive.
+			got := rec.lines("thought", "message", "tool_call", "notice")
+			if !equal(got, want) {
+				t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.lines())
+			}
+			lines := logs.matching(unphasedLog)
+			if agent.phased && len(lines) != 0 {
+				t.Errorf("a phased agent logged %q", lines)
+			}
+			if !agent.phased && (len(lines) != 1 || !strings.Contains(lines[0], `agent="codex-acp 0.16.0"`)) {
+				t.Errorf("log lines about missing phases: %q; want one naming codex-acp 0.16.0", lines)
+			}
+			if n := turnRequests(h); n != 2 {
+				t.Errorf("%d model requests for the turn; want 2", n)
+			}
+			// Prompt suggestions (an extra request after a turn, which may
+			// come after this test looked) are off in the agent's environment.
+			if env := agentEnviron(t, a); !slices.Contains(env, "CODEX_ACP_PROMPT_SUGGESTIONS=false") {
+				t.Errorf("agent environment lacks CODEX_ACP_PROMPT_SUGGESTIONS=false")
+			}
+		})
+	}
+}
+
+// TestRealAgentsApproval: a command that needs approval reaches the client's
+// PermissionFunc through each agent, and the approved command runs.
+func TestRealAgentsApproval(t *testing.T) {
+	for _, agent := range realAgents {
+		t.Run(agent.name, func(t *testing.T) {
+			h := codextest.StartWith(t, answeringTitles(sm.Sequence(
+				sm.Reply(sm.EscalatedExecCommand("call_1", "touch approved.txt", "needs to create a file")),
+				sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Created it.")),
+			)), sm.HomeOptions{ApprovalPolicy: "on-request"})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var mu sync.Mutex
+			var asked []string
+			allow := acpbridge.Policy("allow")
+			a, _ := startRealAgent(t, ctx, agent, h, func(pctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+				mu.Lock()
+				asked = append(asked, deref(req.ToolCall.Title))
+				mu.Unlock()
+				return allow(pctx, req)
+			})
+			id, err := a.NewSession(ctx, h.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{}
+			if agent.reviewsApprovals {
+				h.AllowServerErrors() // the scripted model cannot review
+				checkReviewedApproval(t, ctx, a, id, h, rec, &asked, &mu)
+				return
+			}
+			reason, err := a.Prompt(ctx, id, "Create approved.txt", rec)
+			if err != nil || reason != acp.StopReasonEndTurn {
+				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.lines())
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 1 || !strings.Contains(asked[0], "touch approved.txt") {
+				t.Errorf("permission requests %q; want one for touch approved.txt", asked)
+			}
+			if _, err := os.Stat(filepath.Join(h.Workspace, "approved.txt")); err != nil {
+				t.Errorf("the approved command did not run: %v", err)
+			}
+			if got := rec.lines("message"); !equal(got, []string{"message: Created it."}) {
+				t.Errorf("answer %q", got)
+			}
+		})
+	}
+}
+
+// checkReviewedApproval: codex-acp 2.6.0's default mode ("Auto review",
+// approvals_reviewer auto_review) sends the approval to a model reviewer
+// first; the client is asked only about what the reviewer flags. With a
+// reviewer that cannot answer, the command must not run and nobody is asked.
+func checkReviewedApproval(t *testing.T, ctx context.Context, a *external.Agent, id acp.SessionId, h *codextest.Harness, rec *recorder, asked *[]string, mu *sync.Mutex) {
+	t.Helper()
+	if _, err := a.Prompt(ctx, id, "Create approved.txt", rec); err != nil {
+		t.Logf("prompt ended with %v", err)
+	}
+	reviewed := false
+	for _, r := range h.Server.ModelRequests() {
+		reviewed = reviewed || strings.Contains(r.UserText, "approval assessme")
+	}
+	if !reviewed {
+		t.Errorf("no approval review request reached the model")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(*asked) != 0 {
+		t.Errorf("client asked %q although the reviewer never approved", *asked)
+	}
+	if _, err := os.Stat(filepath.Join(h.Workspace, "approved.txt")); err == nil {
+		t.Errorf("the command ran without an approval")
+	}
+}
+
+// TestRealAgentsLongAnswer: a 5,000-delta answer arrives whole, in order.
+func TestRealAgentsLongAnswer(t *testing.T) {
+	const n = 5000
+	deltas := make([]string, n)
+	for i := range deltas {
+		deltas[i] = fmt.Sprintf("d%05d ", i)
+	}
+	for _, agent := range realAgents {
+		t.Run(agent.name, func(t *testing.T) {
+			h := codextest.Start(t, answeringTitles(sm.Sequence(sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, deltas...)))))
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			a, _ := startRealAgent(t, ctx, agent, h, nil)
+			id, err := a.NewSession(ctx, h.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{}
+			if _, err := a.Prompt(ctx, id, "Write the long answer.", rec); err != nil {
+				t.Fatal(err)
+			}
+			got := rec.lines("message")
+			if want := "message: " + strings.Join(deltas, ""); len(got) != 1 || got[0] != want {
+				t.Errorf("answer: %d messages; first differs from the %d-byte answer", len(got), len(want))
+			}
+			// zed's codex-acp never exits on EOF: Close must stop it anyway.
+			pid := a.PID()
+			a.Close()
+			if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+				t.Errorf("agent %d after Close: kill(0) = %v, want ESRCH", pid, err)
+			}
+		})
+	}
+}

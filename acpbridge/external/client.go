@@ -1,0 +1,191 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/wecodex/wecodex/acpbridge"
+)
+
+// agentClient is the acp.Client one agent process talks to. It knows the
+// process generation it serves, so a message from a process being replaced
+// cannot reach a session that moved on.
+type agentClient struct {
+	a    *Agent
+	gen  uint64
+	info atomic.Pointer[string] // agentInfo "name version", once initialized
+}
+
+var _ acp.Client = (*agentClient)(nil)
+
+// session finds the session the agent means by id, with its current turn.
+func (c *agentClient) session(id acp.SessionId) (*extSession, *extTurn, acpbridge.Sink) {
+	c.a.mu.Lock()
+	defer c.a.mu.Unlock()
+	s := c.a.byAgent[id]
+	if s == nil || s.gen != c.gen {
+		return nil, nil, nil
+	}
+	return s, s.turn, s.sink
+}
+
+// SessionUpdate implements acp.Client. The SDK never calls it for an agent
+// process (updateReader takes every session/update first); it routes like
+// the reader does.
+func (c *agentClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	if kind, ok := acpbridge.UpdateKind(n.Update); !ok {
+		c.a.log.Debug("dropping unknown session update", "session", n.SessionId, "kind", kind)
+		return nil
+	}
+	c.deliver(routeUpdate(n))
+	return nil
+}
+
+// deliver runs on the reader's goroutine: it only routes and queues, never
+// waits on the sink.
+func (c *agentClient) deliver(in inboundUpdate) {
+	s, turn, sink := c.session(in.session)
+	if s == nil {
+		return
+	}
+	if turn != nil {
+		turn.poke()
+	}
+	if in.unphased {
+		c.a.noteUnphased(c.agentInfo())
+	}
+	if sink == nil {
+		return // e.g. a replay while reattaching after a restart
+	}
+	if in.notice != nil {
+		notice := *in.notice
+		s.queue.push(func() { sink.Notice(notice) })
+		return
+	}
+	u := in.update
+	s.queue.push(func() { sink.Update(u) })
+}
+
+// agentInfo names the agent this client serves, from initialize's agentInfo.
+func (c *agentClient) agentInfo() string {
+	if p := c.info.Load(); p != nil {
+		return *p
+	}
+	return c.a.opts.Command[0]
+}
+
+// RequestPermission asks the configured PermissionFunc, reports the decision
+// on the turn, and answers "cancelled" once the turn is cancelled.
+func (c *agentClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	s, turn, sink := c.session(req.SessionId)
+	if s == nil || turn == nil {
+		return acpbridge.Cancelled(), nil
+	}
+	a := c.a
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a.mu.Lock()
+	if turn.cancelled {
+		a.mu.Unlock()
+		return acpbridge.Cancelled(), nil
+	}
+	key := turn.nextPerm
+	turn.nextPerm++
+	turn.perms[key] = cancel
+	turn.waiting++
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(turn.perms, key)
+		turn.waiting--
+		a.mu.Unlock()
+		turn.poke()
+	}()
+
+	// The decision may wait on a person; the request must not outlive the
+	// turn's cancellation, so it runs aside and is abandoned on cancel.
+	decided := make(chan acp.RequestPermissionResponse, 1)
+	go func() { decided <- acpbridge.Answered(a.opts.Permissions(pctx, req)) }()
+	var resp acp.RequestPermissionResponse
+	select {
+	case resp = <-decided:
+		if pctx.Err() != nil {
+			resp = acpbridge.Cancelled()
+		}
+	case <-pctx.Done():
+		resp = acpbridge.Cancelled()
+	}
+	notice := acpbridge.DecisionNotice(req, resp)
+	if sink != nil {
+		s.queue.push(func() { sink.Notice(notice) })
+	}
+	return resp, nil
+}
+
+// ReadTextFile serves fs/read_text_file inside the session's workspace.
+func (c *agentClient) ReadTextFile(_ context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	s, turn, _ := c.session(req.SessionId)
+	if s == nil {
+		return acp.ReadTextFileResponse{}, fsError(errors.New("unknown session " + string(req.SessionId)))
+	}
+	if turn != nil {
+		turn.poke()
+	}
+	var line, limit int
+	if req.Line != nil {
+		line = *req.Line
+	}
+	if req.Limit != nil {
+		limit = *req.Limit
+	}
+	text, err := s.ws.ReadTextFile(req.Path, line, limit)
+	if err != nil {
+		return acp.ReadTextFileResponse{}, fsError(err)
+	}
+	return acp.ReadTextFileResponse{Content: text}, nil
+}
+
+// WriteTextFile serves fs/write_text_file inside the session's workspace.
+func (c *agentClient) WriteTextFile(_ context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	s, turn, _ := c.session(req.SessionId)
+	if s == nil {
+		return acp.WriteTextFileResponse{}, fsError(errors.New("unknown session " + string(req.SessionId)))
+	}
+	if turn != nil {
+		turn.poke()
+	}
+	if err := s.ws.WriteTextFile(req.Path, req.Content); err != nil {
+		return acp.WriteTextFileResponse{}, fsError(err)
+	}
+	return acp.WriteTextFileResponse{}, nil
+}
+
+// fsError puts the reason in the JSON-RPC message itself, where agents show
+// it to the model and the user.
+func fsError(err error) error {
+	return &acp.RequestError{Code: -32602, Message: err.Error()}
+}
+
+// Terminals are not advertised; an agent that asks anyway is told so.
+
+func (c *agentClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalCreate)
+}
+
+func (c *agentClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalKill)
+}
+
+func (c *agentClient) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalOutput)
+}
+
+func (c *agentClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalRelease)
+}
+
+func (c *agentClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
+}

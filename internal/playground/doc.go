@@ -1,0 +1,18 @@
+// Package playground is a local chat page that plays WeCom against the bot's
+// own AI-bot webhook, so a newcomer can watch a turn without a WeCom account.
+//
+// The page never talks to the bot engine. Its backend is a WeCom client made
+// of [wecomtest]: each message typed on the page becomes a callback signed and
+// encrypted exactly as WeCom signs it, POSTed to the AI-bot endpoint as the
+// configured user, and the stream the bot opens is followed with refresh
+// callbacks until a frame is finished. Answers the bot continues through
+// response_url arrive at a [wecomtest.ResponseURLServer] and are appended to
+// their card. Access control, dedupe, queues and commands are therefore the
+// bot's own: a user the bot does not allow sees its refusal.
+//
+// What the page shows is derived from the frames alone, as WeCom's client
+// would: the leading <think>…</think> block is the card's progress section,
+// the rest is its body (markdown rendered on the server with raw HTML shown
+// escaped), and the status comes from the finish flag and the status line
+// the cards package ends a frame with.
+package playground
