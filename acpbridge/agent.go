@@ -2,6 +2,7 @@ package acpbridge
 
 import (
 	"context"
+	"errors"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -9,6 +10,10 @@ import (
 // ServedAgentName is the agentInfo.name wecodex announces, serving ACP and
 // as an ACP client alike.
 const ServedAgentName = "wecodex"
+
+// ErrLoadUnsupported is returned by LoadSession when the agent cannot load
+// sessions (an ACP agent that does not advertise loadSession).
+var ErrLoadUnsupported = errors.New("the agent cannot load sessions")
 
 // Agent is what the bot drives: one implementation wraps Codex's app-server in
 // process, another speaks ACP to an external agent over stdio.

@@ -22,49 +22,50 @@ func parseCommand(text string) (string, bool) {
 	return "", false
 }
 
-// command answers a command at once with a finished frame; none of them runs
-// the agent.
-func (e *Engine) command(ctx context.Context, m Message, streamID, cmd string) (Frame, error) {
-	var out string
+// command returns a command's answer; none of them runs the agent.
+func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string) (string, error) {
 	switch cmd {
-	case "/help":
-		out = textHelp
 	case "/more":
-		var err error
-		if out, err = e.more(ctx, m.Conversation); err != nil {
-			return Frame{}, err
+		c, ok := ch.(Continuer)
+		if !ok {
+			return TextNoMore, nil
 		}
+		return c.More(ctx, m.Conversation)
 	case "/new":
-		if err := e.store.ForgetSession(ctx, m.Conversation); err != nil {
-			return Frame{}, fmt.Errorf("/new in %s: %w", m.Conversation, err)
+		if err := in.store.ForgetSession(ctx, m.Conversation); err != nil {
+			return "", fmt.Errorf("/new in %s: %w", m.Conversation, err)
 		}
-		out = textNew
+		return textNew, nil
 	case "/stop":
-		running, err := e.store.RequestStop(ctx, m.Conversation)
+		running, err := in.store.RequestStop(ctx, m.Conversation)
 		if err != nil {
-			return Frame{}, fmt.Errorf("/stop in %s: %w", m.Conversation, err)
+			return "", fmt.Errorf("/stop in %s: %w", m.Conversation, err)
 		}
 		// The store's announcement reaches this replica too; checking a local
 		// turn directly does not depend on the subscription.
-		e.checkStop(m.Conversation)
-		out = textNothingToRun
+		in.sched.checkStop(m.Conversation)
 		if running {
-			out = textStopped
+			return textStopped, nil
 		}
+		return textNothingToRun, nil
 	case "/status":
-		replica, token, err := e.store.Lease(ctx, m.Conversation)
-		if err != nil {
-			return Frame{}, fmt.Errorf("/status of %s: %w", m.Conversation, err)
-		}
-		waiting, err := e.store.Queued(ctx, m.Conversation)
-		if err != nil {
-			return Frame{}, fmt.Errorf("/status of %s: %w", m.Conversation, err)
-		}
-		session, _, err := e.store.Conversation(ctx, m.Conversation)
-		if err != nil {
-			return Frame{}, fmt.Errorf("/status of %s: %w", m.Conversation, err)
-		}
-		out = textStatus(token != 0, replica, len(waiting), session)
+		return in.status(ctx, m.Conversation)
 	}
-	return e.saveFrame(ctx, streamID, owner(m.ChatType, m.Conversation, m.User), frameFinished, out)
+	return textHelp, nil
+}
+
+func (in *intake) status(ctx context.Context, conv string) (string, error) {
+	replica, token, err := in.store.Lease(ctx, conv)
+	if err != nil {
+		return "", fmt.Errorf("/status of %s: %w", conv, err)
+	}
+	waiting, err := in.store.Queued(ctx, conv)
+	if err != nil {
+		return "", fmt.Errorf("/status of %s: %w", conv, err)
+	}
+	session, _, err := in.store.Conversation(ctx, conv)
+	if err != nil {
+		return "", fmt.Errorf("/status of %s: %w", conv, err)
+	}
+	return textStatus(token != 0, replica, len(waiting), session), nil
 }

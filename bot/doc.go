@@ -1,16 +1,16 @@
-// Package bot is the platform-neutral engine between a chat platform and the
-// agent: it dedupes platform messages, applies access control, answers
-// commands, keeps one turn at a time per conversation across every replica
-// (a Redis lease with a fencing token plus a FIFO queue), runs each turn
-// against an [acpbridge.Agent], and publishes the turn's card frames to the
-// shared store so any replica can answer a refresh.
+// Package bot is the platform-neutral engine between chat channels and the
+// agent, in three collaborators: intake (dedupe, access, commands, enqueue),
+// the scheduler (one turn at a time per conversation across every replica: a
+// Redis lease with a fencing token plus a FIFO queue, affinity, heartbeat,
+// /stop) and the turn runner (session, prompt, outcome, card).
 //
-// The engine knows nothing about WeCom. A platform layer (bot/wecom) turns a
-// callback into a [Message], calls [Engine.Receive] and answers with the
-// returned [Frame]; refreshes are answered with [Engine.Frame]; answer text
-// that no longer fits the platform's stream reaches the user through the
-// [Deliverer] the platform layer provides.
+// The engine knows no platform. It declares [Channel]: a channel turns its
+// callbacks into a [Message] for [Engine.Receive] and shows what the engine
+// hands back (short replies, and each turn's card snapshots through a
+// [Presenter]); a queued message records its channel and [ReplyTo] handle so
+// whichever replica runs the turn presents it there. bot/wecom/webhook is
+// the first channel.
 //
-// What the engine needs from Redis is declared here ([Store]); package store
-// implements it.
+// What the engine needs from Redis is declared here ([Store], split by
+// collaborator); package store implements it.
 package bot

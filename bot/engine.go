@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -27,11 +26,6 @@ type Config struct {
 	// TurnTimeout is agent.turn_timeout: a turn running longer is cancelled
 	// and its card says it failed.
 	TurnTimeout time.Duration
-	// StreamWindow is wecom.aibot.stream_window: how long after the user's
-	// message the platform still shows stream frames. A turn outliving it
-	// finishes the stream with a note and delivers the rest through the
-	// Deliverer.
-	StreamWindow time.Duration
 	// UpdateInterval is cards.update_interval: frames are coalesced to at
 	// most one per interval.
 	UpdateInterval time.Duration
@@ -57,6 +51,14 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// Defaults of Config, also what configs documents.
+const (
+	DefaultTurnTimeout    = 30 * time.Minute
+	DefaultUpdateInterval = 500 * time.Millisecond
+	DefaultLeaseTTL       = 30 * time.Second
+	DefaultHeartbeatTTL   = 30 * time.Second
+)
+
 func (c *Config) setDefaults() error {
 	if c.Replica == "" {
 		host, _ := os.Hostname()
@@ -65,24 +67,11 @@ func (c *Config) setDefaults() error {
 	if c.WorkspaceRoot == "" {
 		return errors.New("bot config: agent.workspace_root is empty")
 	}
-	if c.TurnTimeout <= 0 {
-		c.TurnTimeout = 30 * time.Minute
-	}
-	if c.StreamWindow <= 0 {
-		c.StreamWindow = 5*time.Minute + 30*time.Second
-	}
-	if c.UpdateInterval <= 0 {
-		c.UpdateInterval = 500 * time.Millisecond
-	}
-	if c.LeaseTTL <= 0 {
-		c.LeaseTTL = 30 * time.Second
-	}
-	if c.HeartbeatTTL <= 0 {
-		c.HeartbeatTTL = 30 * time.Second
-	}
-	if c.PollInterval <= 0 {
-		c.PollInterval = time.Second
-	}
+	setDefault(&c.TurnTimeout, DefaultTurnTimeout)
+	setDefault(&c.UpdateInterval, DefaultUpdateInterval)
+	setDefault(&c.LeaseTTL, DefaultLeaseTTL)
+	setDefault(&c.HeartbeatTTL, DefaultHeartbeatTTL)
+	setDefault(&c.PollInterval, time.Second)
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = 5
 	}
@@ -92,64 +81,59 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
-// Engine runs conversations: it receives messages, answers commands, and
-// runs one agent turn at a time per conversation across every replica that
-// shares its Store.
-type Engine struct {
-	cfg     Config
-	store   Store
-	agent   acpbridge.Agent
-	deliver Deliverer
-	log     *slog.Logger
-	wakeups chan string
-	hooks   testHooks
-
-	mu       sync.Mutex
-	runCtx   context.Context            // set while Run runs
-	wg       sync.WaitGroup             // workers started by Run
-	workers  map[string]*worker         // conversation → worker on this replica
-	running  map[acp.SessionId]cardSink // session → sink of its running turn
-	sessions map[acp.SessionId]struct{} // sessions this process created or loaded
+func setDefault(d *time.Duration, def time.Duration) {
+	if *d <= 0 {
+		*d = def
+	}
 }
 
-// New returns an engine; call Run to let it start turns.
-func New(cfg Config, st Store, agent acpbridge.Agent, d Deliverer) (*Engine, error) {
-	if st == nil || agent == nil || d == nil {
-		return nil, errors.New("bot: New needs a store, an agent and a deliverer")
+// Engine runs conversations across every replica that shares its Store. It
+// is three collaborators wired together: intake (Receive: dedupe, access,
+// commands, enqueue), the scheduler (Run: leases, queues, heartbeat,
+// affinity, /stop) and the turn runner (session, prompt, outcome, card),
+// which presents each turn on the Channel its message came from.
+type Engine struct {
+	cfg      Config
+	channels *channels
+	intake   *intake
+	sched    *scheduler
+	runner   *turnRunner
+}
+
+// New returns an engine serving the given channels; call Run to let it start
+// turns. Every replica must register the same channels, since any replica
+// may run a message any channel received.
+func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine, error) {
+	if st == nil || agent == nil || len(chans) == 0 {
+		return nil, errors.New("bot: New needs a store, an agent and at least one channel")
 	}
 	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	cs, err := newChannels(chans)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.Access.Closed() {
 		cfg.Logger.Warn("access lists are empty: nobody may use the bot until access.allow_users, access.allow_chats or access.admins names someone")
 	}
-	return &Engine{
-		cfg:      cfg,
-		store:    st,
-		agent:    agent,
-		deliver:  d,
-		log:      cfg.Logger.With("replica", cfg.Replica),
-		wakeups:  make(chan string, 256),
-		workers:  make(map[string]*worker),
-		running:  make(map[acp.SessionId]cardSink),
-		sessions: make(map[acp.SessionId]struct{}),
-	}, nil
+	log := cfg.Logger.With("replica", cfg.Replica)
+	runner := newTurnRunner(cfg, st, agent, cs, log)
+	sched := newScheduler(cfg, st, runner, cs, log)
+	in := &intake{cfg: cfg, store: st, channels: cs, sched: sched, log: log}
+	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner}, nil
 }
 
 // Replica returns this engine's replica id.
 func (e *Engine) Replica() string { return e.cfg.Replica }
 
-// Sink returns the sink of the turn running in session id on this replica,
-// so a permission hook can report its decision on that turn's card. ok is
-// false when no turn of the session runs here. The sink never blocks.
-func (e *Engine) Sink(id acp.SessionId) (acpbridge.Sink, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s, ok := e.running[id]
-	if !ok {
-		return nil, false
-	}
-	return s, true
+// Channels returns the names of the registered channels, in registration
+// order.
+func (e *Engine) Channels() []string { return append([]string(nil), e.channels.names...) }
+
+// Receive hands one user message to intake; see intake.receive.
+func (e *Engine) Receive(ctx context.Context, m Message) (Receipt, error) {
+	return e.intake.receive(ctx, m)
 }
 
 // Run starts turns until ctx ends: it takes conversations with waiting
@@ -157,100 +141,44 @@ func (e *Engine) Sink(id acp.SessionId) (acpbridge.Sink, bool) {
 // heartbeat and listens for /stop requests from other replicas. When ctx
 // ends, running turns are cancelled, their cards say so, their leases are
 // released, and Run returns once every turn has finished.
-func (e *Engine) Run(ctx context.Context) error {
-	e.mu.Lock()
-	if e.runCtx != nil {
-		e.mu.Unlock()
-		return errors.New("bot: engine is already running")
-	}
-	e.runCtx = ctx
-	e.mu.Unlock()
-	defer e.retire()
+func (e *Engine) Run(ctx context.Context) error { return e.sched.run(ctx) }
 
-	e.heartbeat(ctx)
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		e.watchStops(watchCtx)
-	}()
-	defer func() { stopWatch(); <-watchDone }()
+// Sink returns the sink of the turn running in session id on this replica,
+// so a permission hook can report its decision on that turn's card. ok is
+// false when no turn of the session runs here. The sink never blocks.
+func (e *Engine) Sink(id acp.SessionId) (acpbridge.Sink, bool) { return e.runner.sink(id) }
 
-	poll := time.NewTicker(e.cfg.PollInterval)
-	defer poll.Stop()
-	beat := time.NewTicker(e.cfg.HeartbeatTTL / 3)
-	defer beat.Stop()
-	e.pollPending(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case conv := <-e.wakeups:
-			e.tryStart(ctx, conv)
-		case <-poll.C:
-			e.pollPending(ctx)
-		case <-beat.C:
-			e.heartbeat(ctx)
-		}
-	}
+// channels are the engine's registered channels by name.
+type channels struct {
+	names  []string
+	byName map[string]Channel
 }
 
-// retire waits for this replica's turns to end, then drops its heartbeat so
-// other replicas take its conversations without waiting for it to expire.
-func (e *Engine) retire() {
-	e.wg.Wait()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := e.store.Heartbeat(ctx, e.cfg.Replica, 0); err != nil {
-		e.log.Warn("drop heartbeat", "err", err)
+func newChannels(list []Channel) (*channels, error) {
+	cs := &channels{byName: make(map[string]Channel, len(list))}
+	for _, c := range list {
+		name := c.Name()
+		if name == "" {
+			return nil, errors.New("bot: a channel has no name")
+		}
+		if _, dup := cs.byName[name]; dup {
+			return nil, fmt.Errorf("bot: two channels are named %q", name)
+		}
+		cs.names = append(cs.names, name)
+		cs.byName[name] = c
 	}
-	e.mu.Lock()
-	e.runCtx = nil
-	e.mu.Unlock()
+	return cs, nil
 }
 
-func (e *Engine) heartbeat(ctx context.Context) {
-	if err := e.store.Heartbeat(ctx, e.cfg.Replica, e.cfg.HeartbeatTTL); err != nil && ctx.Err() == nil {
-		e.log.Warn("heartbeat", "err", err)
+// of returns the channel named name. A message queued before channels were
+// named has none: the first registered channel, the only one then, is
+// where it came from.
+func (cs *channels) of(name string) (Channel, bool) {
+	if name == "" {
+		name = cs.names[0]
 	}
-}
-
-func (e *Engine) watchStops(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := e.store.WatchStops(ctx, func() {}, func(conv string) { e.checkStop(conv) })
-		if ctx.Err() != nil {
-			return
-		}
-		e.log.Warn("watch stop requests; retrying", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
-}
-
-// wake asks Run to try starting conv now; when Run is busy the poll finds it.
-func (e *Engine) wake(conv string) {
-	select {
-	case e.wakeups <- conv:
-	default:
-	}
-}
-
-func (e *Engine) pollPending(ctx context.Context) {
-	convs, err := e.store.Pending(ctx, 100)
-	if err != nil {
-		if ctx.Err() == nil {
-			e.log.Warn("list pending conversations", "err", err)
-		}
-		return
-	}
-	for _, conv := range convs {
-		if ctx.Err() != nil {
-			return
-		}
-		e.tryStart(ctx, conv)
-	}
+	c, ok := cs.byName[name]
+	return c, ok
 }
 
 func randomID(n int) string {

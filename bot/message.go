@@ -32,9 +32,12 @@ type Message struct {
 	Text string
 	// ChatType is single or group.
 	ChatType ChatType
-	// ReplyURL is where answer text that outlives the stream is delivered
-	// (WeCom response_url); the engine passes it to the Deliverer untouched.
-	ReplyURL string
+	// Channel is the Name of the channel the message came on; its turn is
+	// presented there.
+	Channel string
+	// Reply is the handle the channel answers on. Intake assigns its Stream;
+	// the rest is the channel's and is passed back to it untouched.
+	Reply ReplyTo
 }
 
 // ConversationKey names a conversation by its chat type and the chat's id
@@ -49,16 +52,6 @@ func conversationOf(m Message) string {
 		return ConversationKey(ChatGroup, m.Chat)
 	}
 	return ConversationKey(m.ChatType, m.User)
-}
-
-// Frame is the newest state of one reply stream: what the platform shows for
-// the stream id right now. Content is cumulative markdown (each frame
-// replaces the previous one). Finish is true once the stream will not change
-// again.
-type Frame struct {
-	StreamID string
-	Content  string
-	Finish   bool
 }
 
 // StripMention removes the leading "@name" mentions a group chat puts in front

@@ -12,33 +12,33 @@ import (
 // session returns the agent session the conversation's next turn runs in,
 // creating its workspace and a session when needed. note is a line for the
 // card when the earlier session could not be continued.
-func (e *Engine) session(ctx context.Context, conv string, takeover bool) (id acp.SessionId, cwd, note string, err error) {
-	cwd, err = ensureWorkspace(e.cfg.WorkspaceRoot, conv)
+func (r *turnRunner) session(ctx context.Context, conv string, takeover bool) (id acp.SessionId, cwd, note string, err error) {
+	cwd, err = ensureWorkspace(r.cfg.WorkspaceRoot, conv)
 	if err != nil {
 		return "", "", "", err
 	}
-	recorded, _, err := e.store.Conversation(ctx, conv)
+	recorded, _, err := r.store.Conversation(ctx, conv)
 	if err != nil {
 		return "", "", "", fmt.Errorf("read session of %s: %w", conv, err)
 	}
 	if recorded != "" {
 		sid := acp.SessionId(recorded)
-		if e.knows(sid) {
+		if r.knows(sid) {
 			return sid, cwd, "", nil
 		}
 		// Another process made it (an earlier run of this one, or a replica
 		// that is gone): the agent may still find the thread, for instance
 		// when CODEX_HOME is shared. Its replayed history is not news to the
 		// user, so it goes nowhere.
-		lerr := e.agent.LoadSession(ctx, sid, cwd, discard{})
+		lerr := r.agent.LoadSession(ctx, sid, cwd, discard{})
 		if lerr == nil {
-			e.remember(sid)
+			r.remember(sid)
 			return sid, cwd, "", nil
 		}
 		if ctx.Err() != nil {
 			return "", "", "", fmt.Errorf("resume session %s: %w", sid, lerr)
 		}
-		e.log.Info("earlier session cannot be resumed here; starting a fresh one", "conv", conv, "session", sid, "err", lerr)
+		r.log.Info("earlier session cannot be resumed here; starting a fresh one", "conv", conv, "session", sid, "err", lerr)
 		switch {
 		case takeover:
 			note = "This conversation moved to another server, which cannot resume the earlier session: this turn starts a fresh session (earlier context is not available)."
@@ -46,28 +46,28 @@ func (e *Engine) session(ctx context.Context, conv string, takeover bool) (id ac
 			note = "The earlier session could not be resumed: this turn starts a fresh session (earlier context is not available)."
 		}
 	}
-	sid, err := e.agent.NewSession(ctx, cwd)
+	sid, err := r.agent.NewSession(ctx, cwd)
 	if err != nil {
 		return "", "", "", fmt.Errorf("start a session in %s: %w", cwd, err)
 	}
-	e.remember(sid)
-	if err := e.store.SaveConversation(ctx, conv, string(sid), cwd); err != nil {
+	r.remember(sid)
+	if err := r.store.SaveConversation(ctx, conv, string(sid), cwd); err != nil {
 		return "", "", "", fmt.Errorf("record session of %s: %w", conv, err)
 	}
 	return sid, cwd, note, nil
 }
 
-func (e *Engine) knows(id acp.SessionId) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	_, ok := e.sessions[id]
+func (r *turnRunner) knows(id acp.SessionId) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.sessions[id]
 	return ok
 }
 
-func (e *Engine) remember(id acp.SessionId) {
-	e.mu.Lock()
-	e.sessions[id] = struct{}{}
-	e.mu.Unlock()
+func (r *turnRunner) remember(id acp.SessionId) {
+	r.mu.Lock()
+	r.sessions[id] = struct{}{}
+	r.mu.Unlock()
 }
 
 // discard is the sink for replayed history.

@@ -11,7 +11,7 @@ import (
 // the turn's card publisher, which folds it in under a short lock and renders
 // frames on its own goroutine, so the agent's read loop never waits on Redis.
 type cardSink struct {
-	pub *cards.Publisher[shown]
+	pub *cards.Publisher[Snapshot]
 }
 
 // Update folds one ACP update into the card.

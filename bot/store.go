@@ -7,13 +7,38 @@ import (
 
 // Store is the shared state the engine needs. Package store implements it
 // over Redis; every replica of the bot uses the same one. Methods use only
-// plain types so the store needs no knowledge of this package.
+// plain types so the store needs no knowledge of this package. Each
+// collaborator of the engine takes only the part it uses: IntakeStore,
+// SchedulerStore, TurnStore.
 type Store interface {
+	IntakeStore
+	SchedulerStore
+	TurnStore
+}
+
+// IntakeStore is what intake uses: dedupe, the queue, and what commands read
+// and change.
+type IntakeStore interface {
 	Dedupe
-	Frames
-	Conversations
+	Enqueue(ctx context.Context, conv string, item []byte, max int) (position int, leased bool, err error)
+	Queued(ctx context.Context, conv string) ([][]byte, error)
+	Lease(ctx context.Context, conv string) (replica string, token int64, err error)
+	RequestStop(ctx context.Context, conv string) (running bool, err error)
+	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
+	ForgetSession(ctx context.Context, conv string) error
+}
+
+// SchedulerStore is what the scheduler uses: leases, the queue, affinity and
+// stop requests.
+type SchedulerStore interface {
 	Leases
 	Replicas
+}
+
+// TurnStore is what the turn runner uses: each conversation's session.
+type TurnStore interface {
+	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
+	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 }
 
 // Dedupe remembers which platform messages were already received.
@@ -25,21 +50,6 @@ type Dedupe interface {
 	ClaimMessage(ctx context.Context, conv, user, msgID, streamID string) (recorded string, claimed bool, err error)
 }
 
-// Frames keeps the newest encoded frame of each reply stream.
-type Frames interface {
-	// SaveFrame stores frame as the stream's newest frame.
-	SaveFrame(ctx context.Context, streamID string, frame []byte) error
-	// SaveFrameIf stores frame only when the stream has no frame yet or its
-	// current frame starts with prefix, atomically; it reports whether it
-	// stored.
-	SaveFrameIf(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error)
-	// SaveFrameUnless stores frame unless the stream's current frame starts
-	// with prefix, atomically; it reports whether it stored.
-	SaveFrameUnless(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error)
-	// LoadFrame returns the stream's newest frame; ok is false when none.
-	LoadFrame(ctx context.Context, streamID string) (frame []byte, ok bool, err error)
-}
-
 // Conversations keeps each conversation's agent session and working
 // directory.
 type Conversations interface {
@@ -49,11 +59,6 @@ type Conversations interface {
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 	// ForgetSession drops the session id so the next turn starts a new one.
 	ForgetSession(ctx context.Context, conv string) error
-	// SaveRest keeps a long answer, unread from byte offset from, for the
-	// conversation's /more, replacing any earlier one.
-	SaveRest(ctx context.Context, conv, title, answer string, from int) error
-	// TakeRest returns and forgets the saved answer; ok is false when none.
-	TakeRest(ctx context.Context, conv string) (title, answer string, from int, ok bool, err error)
 }
 
 // Leases serialises turns: per conversation, a lease with a fencing token and

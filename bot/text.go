@@ -21,8 +21,6 @@ const (
 	textNew          = "OK — the next message starts a fresh session."
 	textStopped      = "OK — asked the running turn to stop."
 	textNothingToRun = "Nothing is running in this conversation."
-	textMoreHint     = "Send `/more` for the next part of the answer."
-	textNoMore       = "There is no more to show: the last answer was shown in full."
 	// textServerLost is the failure on the card of a turn whose server
 	// stopped (crashed, killed, lost) before finishing it.
 	textServerLost = "the server running this turn stopped before it finished. Send the message again."
@@ -30,10 +28,6 @@ const (
 	// across the upgrade that namespaced conversation keys.
 	textLegacyQueued = "the bot was upgraded while this message waited. Send the message again."
 )
-
-func textMoreOf(prompt string) string {
-	return fmt.Sprintf("_Continuing the answer to “%s”:_\n\n", prompt)
-}
 
 func textQueued(position int) string {
 	return fmt.Sprintf("⏳ Queued (position %d) — waiting for the running turn to finish.", position)
@@ -53,3 +47,6 @@ func textStatus(running bool, replica string, waiting int, session string) strin
 func textTimeout(d time.Duration) string {
 	return fmt.Sprintf("timed out after %s (agent.turn_timeout)", d)
 }
+
+// TextNoMore answers /more when nothing of an answer is left unread.
+const TextNoMore = "There is no more to show: the last answer was shown in full."

@@ -2,9 +2,11 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
-	"strings"
+	"sync"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -13,71 +15,95 @@ import (
 	"github.com/wecodex/wecodex/cards"
 )
 
-// windowNoteRoom is kept free in every frame for the note that closes a
-// stream early, so adding it never breaks the platform's byte cap.
-const windowNoteRoom = 256
-
 const (
-	textWindowClosed = "_(this reply is taking long: the rest of the answer follows in a separate message)_"
-	textShutdown     = "Stopped: the bot is shutting down. Send the message again to retry."
-	textStopNotice   = "Stopped with /stop."
-	textLeaseLost    = "another server took over this conversation"
+	textShutdown   = "Stopped: the bot is shutting down. Send the message again to retry."
+	textStopNotice = "Stopped with /stop."
+	textLeaseLost  = "another server took over this conversation"
 )
 
-// runTurn runs one queued message as an agent turn and publishes its card.
-func (e *Engine) runTurn(ctx context.Context, w *worker, q queued, takeover bool) {
-	log := e.log.With("conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
-	card := cards.New(cards.WithTitle(q.Text), cards.WithStreamLimit(cards.StreamMaxBytes-windowNoteRoom),
-		cards.WithProgressStyle(cards.ProgressStyle(e.cfg.ProgressStyle)))
-	out := &stream{e: e, log: log, q: q, open: true}
-	// Frames must reach the store even while the engine shuts down: the last
-	// one tells the user the turn was stopped.
-	saveCtx := context.WithoutCancel(ctx)
-	pub := cards.NewPublisher(card, out.render, func(f shown, final bool) { out.emit(saveCtx, f, final) },
-		cards.WithInterval(e.cfg.UpdateInterval))
-	sink := cardSink{pub: pub}
+// turnRunner runs one queued message as an agent turn: it opens the
+// conversation's session, prompts the agent, folds the updates into the
+// turn's card and hands the card's snapshots to the message's channel.
+type turnRunner struct {
+	cfg      Config
+	store    TurnStore
+	agent    acpbridge.Agent
+	channels *channels
+	log      *slog.Logger
 
-	stopWindow := e.watchWindow(q, out, pub)
+	mu       sync.Mutex
+	running  map[acp.SessionId]cardSink // session → sink of its running turn
+	sessions map[acp.SessionId]struct{} // sessions this process created or loaded
+}
+
+func newTurnRunner(cfg Config, st TurnStore, agent acpbridge.Agent, cs *channels, log *slog.Logger) *turnRunner {
+	return &turnRunner{cfg: cfg, store: st, agent: agent, channels: cs, log: log,
+		running: make(map[acp.SessionId]cardSink), sessions: make(map[acp.SessionId]struct{})}
+}
+
+func errNoChannel(q queued) error {
+	return fmt.Errorf("message %s was queued on channel %q, which this replica does not serve: register the same channels on every replica", q.MsgID, q.Channel)
+}
+
+// newCard is a card for q on its channel.
+func (r *turnRunner) newCard(ch Channel, q queued) *cards.Card {
+	opts := []cards.Option{cards.WithTitle(q.Text), cards.WithProgressStyle(cards.ProgressStyle(r.cfg.ProgressStyle))}
+	return cards.New(append(opts, ch.CardOptions()...)...)
+}
+
+// run runs q as a turn and presents its card on q's channel.
+func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool) {
+	log := r.log.With("conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
+	ch, ok := r.channels.of(q.Channel)
+	if !ok {
+		log.Error("drop queued message", "err", errNoChannel(q))
+		return
+	}
+	card := r.newCard(ch, q)
+	pres := ch.Present(q.turn())
+	// Snapshots must reach the channel even while the engine shuts down: the
+	// last one tells the user the turn was stopped.
+	saveCtx := context.WithoutCancel(ctx)
+	pub := cards.NewPublisher(card, pres.Render, func(s Snapshot, final bool) { pres.Show(saveCtx, s, final) },
+		cards.WithInterval(r.cfg.UpdateInterval))
+	sink := cardSink{pub: pub}
+	pres.Start(pub)
 	pub.Refresh() // show the turn as running at once
 
 	turnCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	timed, cancelTimer := context.WithTimeoutCause(turnCtx, e.cfg.TurnTimeout, errTimeout)
+	timed, cancelTimer := context.WithTimeoutCause(turnCtx, r.cfg.TurnTimeout, errTimeout)
 	defer cancelTimer()
 	w.setCancel(stop)
-	stopReason, err := e.prompt(timed, log, q, sink, takeover)
+	stopReason, err := r.prompt(timed, log, q, sink, takeover)
 	w.setCancel(nil)
-	pub.Do(func(*cards.Card) { out.end() })
-	if e.hooks.turnEnded != nil {
-		e.hooks.turnEnded(q.StreamID)
-	}
-	stopWindow()
+	pres.Ended()
 
-	status := e.outcome(ctx, timed, sink, stopReason, err)
+	status := r.outcome(ctx, timed, sink, stopReason, err)
 	log.Info("turn ended", "status", status.String())
 	pub.SetStatus(status)
 	pub.Close()
 	dctx, cancel := context.WithTimeout(saveCtx, 30*time.Second)
 	defer cancel()
-	out.deliverRest(dctx, card)
+	pres.Finish(dctx, card)
 }
 
 // prompt opens the conversation's session and runs the turn in it.
-func (e *Engine) prompt(ctx context.Context, log *slog.Logger, q queued, sink cardSink, takeover bool) (acp.StopReason, error) {
-	sid, _, note, err := e.session(ctx, q.Conversation, takeover)
+func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sink cardSink, takeover bool) (acp.StopReason, error) {
+	sid, _, note, err := r.session(ctx, q.Conversation, takeover)
 	if err != nil {
 		return "", err
 	}
 	if note != "" {
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: note})
 	}
-	e.mu.Lock()
-	e.running[sid] = sink
-	e.mu.Unlock()
+	r.mu.Lock()
+	r.running[sid] = sink
+	r.mu.Unlock()
 	defer func() {
-		e.mu.Lock()
-		delete(e.running, sid)
-		e.mu.Unlock()
+		r.mu.Lock()
+		delete(r.running, sid)
+		r.mu.Unlock()
 	}()
 
 	// A cancelled context alone may not stop the agent's turn on its side;
@@ -91,13 +117,13 @@ func (e *Engine) prompt(ctx context.Context, log *slog.Logger, q queued, sink ca
 		case <-ctx.Done():
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			if err := e.agent.Cancel(cctx, sid); err != nil {
+			if err := r.agent.Cancel(cctx, sid); err != nil {
 				log.Warn("cancel agent turn", "session", sid, "err", err)
 			}
 		}
 	}()
 	log.Info("turn started", "session", sid)
-	stop, err := e.agent.Prompt(ctx, sid, q.Text, sink)
+	stop, err := r.agent.Prompt(ctx, sid, q.Text, sink)
 	close(done)
 	<-cancelled
 	return stop, err
@@ -105,7 +131,7 @@ func (e *Engine) prompt(ctx context.Context, log *slog.Logger, q queued, sink ca
 
 // outcome is the card status for how the turn ended, naming why it was cut
 // short when the engine cut it.
-func (e *Engine) outcome(runCtx, turnCtx context.Context, sink cardSink, stop acp.StopReason, err error) cards.Status {
+func (r *turnRunner) outcome(runCtx, turnCtx context.Context, sink cardSink, stop acp.StopReason, err error) cards.Status {
 	if err == nil && stop != acp.StopReasonCancelled {
 		return cards.Finished(stop, nil) // it ended on its own, whatever raced it
 	}
@@ -115,7 +141,7 @@ func (e *Engine) outcome(runCtx, turnCtx context.Context, sink cardSink, stop ac
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: textShutdown})
 		return cards.Status{State: cards.StateCancelled}
 	case errors.Is(cause, errTimeout):
-		return cards.Status{State: cards.StateFailed, Detail: textTimeout(e.cfg.TurnTimeout)}
+		return cards.Status{State: cards.StateFailed, Detail: textTimeout(r.cfg.TurnTimeout)}
 	case errors.Is(cause, errStopped):
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: textStopNotice})
 		return cards.Status{State: cards.StateCancelled}
@@ -125,110 +151,62 @@ func (e *Engine) outcome(runCtx, turnCtx context.Context, sink cardSink, stop ac
 	return cards.Finished(stop, explainAgentFailure(err))
 }
 
-// shown is what the publisher renders for a turn: the stream frame, and
-// whether the stream must close now because its window ended. skip is set
-// once the stream is finished: nothing more goes to it.
-type shown struct {
-	cards.StreamFrame
-	windowClosed bool
-	skip         bool
-}
-
-// stream is where a turn's card goes: frames of the platform stream while it
-// is open, then continuation messages through the Deliverer. from is the body
-// offset where text not yet shown starts; shown is where the body the stream
-// last showed ends, so a roll-over never takes back text the user saw. open,
-// from and shown are used only on the publisher's goroutine (render and
-// emit), then by deliverRest after the publisher closed. ended and
-// windowClosed are guarded by the card's lock: set in Publisher.Do, read in
-// render.
-type stream struct {
-	e            *Engine
-	log          *slog.Logger
-	q            queued
-	open         bool
-	from         int
-	shown        int
-	ended        bool
-	windowClosed bool
-}
-
-func (s *stream) render(c *cards.Card) shown {
-	if !s.open {
-		return shown{skip: true}
+func (r *turnRunner) sink(id acp.SessionId) (acpbridge.Sink, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.running[id]
+	if !ok {
+		return nil, false
 	}
-	// Once the turn is over its next frame carries the whole outcome, so a
-	// window that closed meanwhile no longer cuts the stream short.
-	return shown{StreamFrame: c.Stream(s.from, s.shown), windowClosed: s.windowClosed && !s.ended}
+	return s, true
 }
 
-// emit writes a frame to the store. A body that outgrew the frame, or a
-// window that ended, finishes the stream; the rest is delivered at the end.
-func (s *stream) emit(ctx context.Context, f shown, final bool) {
-	if f.skip {
+// showFailed finishes q's reply with a failed card saying detail, unless it
+// is finished already.
+func (r *turnRunner) showFailed(ctx context.Context, q queued, detail string) (bool, error) {
+	ch, ok := r.channels.of(q.Channel)
+	if !ok {
+		return false, errNoChannel(q)
+	}
+	card := r.newCard(ch, q)
+	card.SetStatus(cards.Status{State: cards.StateFailed, Detail: detail})
+	rep := q.reply(ReplyFinished, "")
+	rep.Card = card
+	return ch.Show(ctx, rep)
+}
+
+// refuseLegacy finishes the card of a message queued under a conversation
+// key from before keys were namespaced (it waited across an upgrade).
+// Running it would use that key's session and workspace, which may be a
+// group's and a user's at once; the card asks for the message again, which
+// then runs in its own conversation.
+func (r *turnRunner) refuseLegacy(ctx context.Context, q queued) {
+	q.Conversation = ConversationKey(q.ChatType, q.Conversation) // the key its asker refreshes with
+	if _, err := r.showFailed(ctx, q, textLegacyQueued); err != nil {
+		r.log.Error("finish the card of a message queued before the upgrade", "msgid", q.MsgID, "err", err)
 		return
 	}
-	state, content := byte(frameRunning), f.Content
-	switch {
-	case f.MustFinish:
-		state = frameFinished
-		s.log.Info("answer outgrew the stream; the rest follows as separate messages")
-	case final:
-		state = frameFinished // the turn is over and everything fits
-	case f.windowClosed:
-		state = frameFinished
-		if !strings.HasSuffix(content, "\n\n") {
-			content += "\n\n"
-		}
-		content += textWindowClosed
-		s.log.Info("stream window closed; the rest follows as separate messages")
+	r.log.Warn("message queued under a conversation key from before the upgrade was not run; its card asks for it again", "msgid", q.MsgID)
+}
+
+// failOrphan finishes the card of a turn whose replica stopped mid-turn: its
+// lease lapsed with the turn still recorded running. The message is lost with
+// that replica, so the card says so and asks for it again, unless the card
+// is already finished (the holder was slow, not dead, and got there first).
+func (r *turnRunner) failOrphan(ctx context.Context, conv, owner string, item []byte) {
+	var q queued
+	if err := json.Unmarshal(item, &q); err != nil {
+		r.log.Error("drop undecodable orphaned turn", "conv", conv, "err", err)
+		return
 	}
-	s.shown = f.BodyEnd
-	if state == frameFinished {
-		s.open = false
-		s.from = f.BodyEnd
-		if final && !f.MustFinish {
-			s.from = -1 // nothing left to deliver
-		}
-	}
-	saved, err := s.e.saveTurnFrame(ctx, s.q.StreamID, s.q.owner(), state, content)
+	log := r.log.With("conv", conv, "msgid", q.MsgID, "stream", q.StreamID, "turn_replica", owner)
+	saved, err := r.showFailed(ctx, q, textServerLost)
 	switch {
 	case err != nil:
-		s.log.Warn("publish frame", "final", state == frameFinished, "err", err)
-	case !saved:
-		// Another replica finished this stream because this turn's lease
-		// lapsed: its card already tells the user to send the message
-		// again, so nothing more of this turn is shown or delivered.
-		s.log.Warn("stream was finished by another replica after this turn lost its lease; dropping the rest of the turn's output")
-		s.open = false
-		s.from = -1
-	}
-}
-
-// deliverRest sends what the stream could not show, once the turn is over,
-// as one message ending with the card's status. What that message cannot
-// carry, or all of it when it could not be sent, is kept for /more.
-func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
-	if s.from < 0 {
-		return
-	}
-	body := c.Body()
-	fr := c.Stream(s.from, 0) // a new message: nothing of it shown yet
-	d := Delivery{
-		Conversation: s.q.Conversation, User: s.q.User, StreamID: s.q.StreamID, ReplyURL: s.q.ReplyURL,
-		More: fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],
-	}
-	if d.More {
-		d.Markdown += "\n\n" + textMoreHint
-	}
-	unread := fr.BodyEnd
-	if err := s.e.deliver.Deliver(ctx, d); err != nil {
-		s.log.Error("deliver continuation; not retried so nothing shows twice, kept for /more", "err", err)
-		unread = fr.BodyStart
-	}
-	if unread < len(body) {
-		if err := s.e.store.SaveRest(ctx, s.q.Conversation, s.q.Text, body, unread); err != nil {
-			s.log.Error("keep the rest of the answer for /more", "err", err)
-		}
+		log.Error("mark the turn of a stopped replica failed", "err", err)
+	case saved:
+		log.Warn("the replica running a turn stopped before finishing it; its card now says so")
+	default:
+		log.Info("the turn of a lapsed lease had already finished its card")
 	}
 }

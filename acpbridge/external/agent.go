@@ -13,10 +13,6 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 )
 
-// ErrLoadUnsupported is returned by LoadSession when the agent cannot load
-// sessions (it does not advertise loadSession).
-var ErrLoadUnsupported = errors.New("the agent cannot load sessions")
-
 // ErrAgentExited marks an error caused by the agent process exiting.
 var ErrAgentExited = errors.New("the agent process exited")
 
@@ -257,7 +253,7 @@ func (a *Agent) newAgentSession(ctx context.Context, p *agentProc, cwd string) (
 }
 
 // LoadSession implements Agent: the agent replays the session's history into
-// sink. It returns ErrLoadUnsupported when the agent cannot load sessions.
+// sink. It returns acpbridge.ErrLoadUnsupported when the agent cannot load sessions.
 func (a *Agent) LoadSession(ctx context.Context, id acp.SessionId, cwd string, sink acpbridge.Sink) error {
 	ws, err := acpbridge.NewWorkspace(cwd)
 	if err != nil {
@@ -268,7 +264,7 @@ func (a *Agent) LoadSession(ctx context.Context, id acp.SessionId, cwd string, s
 		return fmt.Errorf("load session %s: %w", id, err)
 	}
 	if !p.caps.LoadSession {
-		return fmt.Errorf("load session %s: %w", id, ErrLoadUnsupported)
+		return fmt.Errorf("load session %s: %w", id, acpbridge.ErrLoadUnsupported)
 	}
 	a.mu.Lock()
 	if a.closed {

@@ -24,7 +24,7 @@ const (
 	randomLen    = 16
 	lengthLen    = 4
 	headerLen    = randomLen + lengthLen
-	padBlockSize = 32
+	padBlockSize = PadBlockSize
 	aesKeyLen    = 43
 )
 
@@ -169,4 +169,16 @@ func (c *Crypter) Decrypt(encrypted string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: receive id is %q, want %q", ErrDecrypt, rid, c.receiveID)
 	}
 	return msg, nil
+}
+
+// PadBlockSize is WeCom's PKCS#7 padding block (32 bytes, not AES's 16).
+const PadBlockSize = 32
+
+// WrapBlock returns a copy of c whose AES block is wrap(the block): a way to
+// observe decryption (the webhook's tests count the blocks a rejected
+// request decrypts, which must be none).
+func (c *Crypter) WrapBlock(wrap func(cipher.Block) cipher.Block) *Crypter {
+	d := *c
+	d.block = wrap(c.block)
+	return &d
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/acpbridge/external"
 	"github.com/wecodex/wecodex/bot"
-	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/store"
 )
@@ -59,10 +59,17 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 	if err != nil {
 		return nil, err
 	}
+	channel, err := webhook.New(st, &webhook.ResponseURLDeliverer{}, webhook.Options{
+		StreamWindow: cfg.WeCom.AIBot.StreamWindow,
+		Logger:       log,
+	})
+	if err != nil {
+		_ = agent.Close()
+		return nil, fmt.Errorf("wecom.aibot: %w", err)
+	}
 	engine, err = bot.New(bot.Config{
 		WorkspaceRoot:  root,
 		TurnTimeout:    cfg.Agent.TurnTimeout,
-		StreamWindow:   cfg.WeCom.AIBot.StreamWindow,
 		UpdateInterval: cfg.Cards.UpdateInterval,
 		ProgressStyle:  cfg.Cards.ProgressStyle,
 		Access: bot.Access{
@@ -71,15 +78,15 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 			Admins:     cfg.Access.Admins,
 		},
 		Logger: log,
-	}, st, agent, &wecom.ResponseURLDeliverer{})
+	}, st, agent, channel)
 	if err != nil {
 		_ = agent.Close()
 		return nil, fmt.Errorf("start bot engine: %w", err)
 	}
-	hook, err := wecom.NewAIBotWebhook(wecom.AIBotWebhookOptions{
+	hook, err := webhook.NewHandler(webhook.HandlerOptions{
 		Token:          cfg.WeCom.AIBot.Token,
 		EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
-		Engine:         engine,
+		Streams:        channel.Streams(engine),
 		Logger:         log,
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package bot_test
+package webhook_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
-	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
@@ -20,21 +20,21 @@ const windowNote = "_(this reply is taking long: the rest of the answer follows 
 // order (content only), so a test can wait for a frame and assert on all of
 // them.
 type recordingStore struct {
-	bot.Store
+	fullStore
 	mu      sync.Mutex
 	saved   []string
 	changed chan struct{} // closed and replaced on every stored frame
 }
 
 func newRecordingStore(t *testing.T) *recordingStore {
-	return &recordingStore{Store: testenv.OpenStore(t, testenv.Prefix(t, "bot")), changed: make(chan struct{})}
+	return &recordingStore{fullStore: testenv.OpenStore(t, testenv.Prefix(t, "bot")), changed: make(chan struct{})}
 }
 
 func (s *recordingStore) SaveFrameUnless(ctx context.Context, id string, frame []byte, prefix string) (bool, error) {
-	ok, err := s.Store.SaveFrameUnless(ctx, id, frame, prefix)
+	ok, err := s.fullStore.SaveFrameUnless(ctx, id, frame, prefix)
 	if ok && err == nil {
 		s.mu.Lock()
-		s.saved = append(s.saved, bot.FrameContent(frame))
+		s.saved = append(s.saved, webhook.FrameContent(frame))
 		close(s.changed)
 		s.changed = make(chan struct{})
 		s.mu.Unlock()
@@ -74,10 +74,10 @@ func lastHas(sub string) func([]string) bool {
 
 // firstWindow ends the stream window of the first turn when the test sends on
 // the returned channel; later turns' windows never end.
-func firstWindow(e *bot.Engine) chan<- time.Time {
+func firstWindow(e *engine) chan<- time.Time {
 	win := make(chan time.Time)
 	var once sync.Once
-	bot.SetWindowHook(e, func(string) <-chan time.Time {
+	webhook.SetWindowHook(e.ch, func(string) <-chan time.Time {
 		var c <-chan time.Time
 		once.Do(func() { c = win })
 		return c
@@ -101,7 +101,7 @@ func TestWindowEndingAsTheTurnEndsShowsTheAnswerOnce(t *testing.T) {
 	win := firstWindow(r.e)
 	text := "hello"
 	var once sync.Once
-	bot.SetTurnEndedHook(r.e, func(string) {
+	webhook.SetTurnEndedHook(r.e.ch, func(string) {
 		once.Do(func() {
 			// The agent answered and returned; the answer is on the stream.
 			st.waitFor(t, "showed the answer", lastHas(answer(text)))
@@ -169,20 +169,20 @@ func runningFrame(text, body string) string {
 // expired or a network failure would.
 type failingDeliverer struct {
 	mu    sync.Mutex
-	tried []bot.Delivery
+	tried []webhook.Delivery
 }
 
-func (f *failingDeliverer) Deliver(_ context.Context, d bot.Delivery) error {
+func (f *failingDeliverer) Deliver(_ context.Context, d webhook.Delivery) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tried = append(f.tried, d)
 	return errors.New("response_url answered 500")
 }
 
-func (f *failingDeliverer) all() []bot.Delivery {
+func (f *failingDeliverer) all() []webhook.Delivery {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]bot.Delivery(nil), f.tried...)
+	return append([]webhook.Delivery(nil), f.tried...)
 }
 
 // A continuation that could not be delivered is not lost: /more shows it.
@@ -191,7 +191,7 @@ func TestFailedContinuationIsKeptForMore(t *testing.T) {
 	cfg := testConfig(t, "a")
 	agent := newFakeAgent("a")
 	out := &failingDeliverer{}
-	e, err := bot.New(cfg, st, agent, out)
+	e, err := newEngine(cfg, st, agent, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bot_test
+package webhook_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
@@ -33,14 +34,14 @@ var errGone = errors.New("replica is gone")
 // writes, releases or takes anything again. refused gets the stream of every
 // turn frame the store would not write.
 type failingStore struct {
-	bot.Store
+	fullStore
 	paused  atomic.Bool
 	killed  atomic.Bool
 	refused chan string
 }
 
-func newFailingStore(st bot.Store) *failingStore {
-	return &failingStore{Store: st, refused: make(chan string, 16)}
+func newFailingStore(st fullStore) *failingStore {
+	return &failingStore{fullStore: st, refused: make(chan string, 16)}
 }
 
 func (s *failingStore) pause() { s.paused.Store(true) }
@@ -50,21 +51,21 @@ func (s *failingStore) RenewLease(ctx context.Context, conv string, token int64,
 	if s.paused.Load() {
 		return false, false, errGone
 	}
-	return s.Store.RenewLease(ctx, conv, token, ttl)
+	return s.fullStore.RenewLease(ctx, conv, token, ttl)
 }
 
 func (s *failingStore) Heartbeat(ctx context.Context, replica string, ttl time.Duration) error {
 	if s.paused.Load() {
 		return errGone
 	}
-	return s.Store.Heartbeat(ctx, replica, ttl)
+	return s.fullStore.Heartbeat(ctx, replica, ttl)
 }
 
 func (s *failingStore) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error) {
 	if s.killed.Load() {
 		return false, errGone
 	}
-	ok, err := s.Store.SaveFrameUnless(ctx, streamID, frame, prefix)
+	ok, err := s.fullStore.SaveFrameUnless(ctx, streamID, frame, prefix)
 	if err == nil && !ok {
 		s.refused <- streamID
 	}
@@ -75,35 +76,35 @@ func (s *failingStore) SaveFrameIf(ctx context.Context, streamID string, frame [
 	if s.killed.Load() {
 		return false, errGone
 	}
-	return s.Store.SaveFrameIf(ctx, streamID, frame, prefix)
+	return s.fullStore.SaveFrameIf(ctx, streamID, frame, prefix)
 }
 
 func (s *failingStore) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (int64, []byte, int, []byte, error) {
 	if s.killed.Load() {
 		return 0, nil, 0, nil, errGone
 	}
-	return s.Store.TakeTurn(ctx, conv, replica, ttl)
+	return s.fullStore.TakeTurn(ctx, conv, replica, ttl)
 }
 
 func (s *failingStore) NextTurn(ctx context.Context, conv string, token int64, ttl time.Duration) ([]byte, bool, error) {
 	if s.killed.Load() {
 		return nil, false, errGone
 	}
-	return s.Store.NextTurn(ctx, conv, token, ttl)
+	return s.fullStore.NextTurn(ctx, conv, token, ttl)
 }
 
 func (s *failingStore) ReleaseLease(ctx context.Context, conv string, token int64) (bool, error) {
 	if s.killed.Load() {
 		return false, errGone
 	}
-	return s.Store.ReleaseLease(ctx, conv, token)
+	return s.fullStore.ReleaseLease(ctx, conv, token)
 }
 
 func (s *failingStore) Pending(ctx context.Context, max int) ([]string, error) {
 	if s.killed.Load() {
 		return nil, errGone
 	}
-	return s.Store.Pending(ctx, max)
+	return s.fullStore.Pending(ctx, max)
 }
 
 // logBuffer collects an engine's log lines for assertions.
@@ -161,7 +162,7 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 	first := receive(t, a.e, msg("m1", "alice", "block"))
 	waitStarted(t, a.agent, "block")
 	running := card{text: "block", status: cards.Running()}.render()
-	waitFrame(t, a.e, first.StreamID, "running", func(f bot.Frame) bool { return f.Content == running })
+	waitFrame(t, a.e, first.StreamID, "running", func(f webhook.Frame) bool { return f.Content == running })
 	b.run(t)
 	second := receive(t, b.e, msg("m2", "alice", "second"))
 	if second.Content != "⏳ Queued (position 1) — waiting for the running turn to finish." {
@@ -185,7 +186,7 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 	}
 	// Whatever the killed replica would still do, the card stays.
 	a.stop()
-	if f, _, err := bot.FrameOf(b.e, t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
+	if f, _, err := webhook.FrameOf(b.e.ch, t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
 		t.Fatalf("after a stopped: %+v %v", f, err)
 	}
 }
@@ -218,7 +219,7 @@ func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 		t.Fatal("the stalled replica never tried to write its answer")
 	}
 	a.stop() // waits for a's worker: everything it would write is written
-	if f, _, err := bot.FrameOf(b.e, t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
+	if f, _, err := webhook.FrameOf(b.e.ch, t.Context(), first.StreamID); err != nil || f.Content != serverLost || !f.Finish {
 		t.Fatalf("after the late answer: %+v %v", f, err)
 	}
 	if d := a.out.all(); len(d) != 0 {
@@ -261,7 +262,7 @@ func TestFinishedTurnIsNeverMarkedFailed(t *testing.T) {
 	if p := b.agent.Prompts(); !slices.Equal(p, []string{"second"}) {
 		t.Fatalf("b's prompts %q", p)
 	}
-	if got, _, err := bot.FrameOf(b.e, t.Context(), first.StreamID); err != nil || got.Content != want {
+	if got, _, err := webhook.FrameOf(b.e.ch, t.Context(), first.StreamID); err != nil || got.Content != want {
 		t.Fatalf("first after a was killed: %+v %v", got, err)
 	}
 	if lines := lostLines(logs.String()); len(lines) != 0 || strings.Contains(logs.String(), "had already finished its card") {

@@ -1,4 +1,4 @@
-package bot_test
+package webhook_test
 
 import (
 	"os"
@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
 
 func groupMsg(id, chat, user, text string) bot.Message {
 	return bot.Message{ID: id, Conversation: bot.ConversationKey(bot.ChatGroup, chat), Chat: chat, User: user,
-		Text: text, ChatType: bot.ChatGroup, ReplyURL: "https://reply/" + id}
+		Text: text, ChatType: bot.ChatGroup, Reply: bot.ReplyTo{URL: "https://reply/" + id}}
 }
 
-func single(user string) bot.Asker {
-	return bot.Asker{Conversation: bot.ConversationKey(bot.ChatSingle, user), User: user, ChatType: bot.ChatSingle}
+func single(user string) webhook.Asker {
+	return webhook.Asker{Conversation: bot.ConversationKey(bot.ChatSingle, user), User: user, ChatType: bot.ChatSingle}
 }
 
 // A group whose chat id is "alice" and the user alice in 1:1 are two
@@ -77,23 +78,23 @@ func TestFrameIsAnsweredOnlyToItsOwner(t *testing.T) {
 	if f, ok, err := r.e.Frame(ctx, mine.StreamID, single("alice")); err != nil || !ok || f != mine {
 		t.Fatalf("alice's own refresh = %+v %v %v, want %+v", f, ok, err, mine)
 	}
-	groupAsker := bot.Asker{Conversation: "group:chat1", User: "dave", ChatType: bot.ChatGroup}
+	groupAsker := webhook.Asker{Conversation: "group:chat1", User: "dave", ChatType: bot.ChatGroup}
 	if f, ok, err := r.e.Frame(ctx, group.StreamID, groupAsker); err != nil || !ok || f != group {
 		t.Fatalf("a group member's refresh = %+v %v %v, want %+v", f, ok, err, group)
 	}
 	for _, c := range []struct {
 		name   string
 		stream string
-		asker  bot.Asker
+		asker  webhook.Asker
 	}{
 		{"another user", mine.StreamID, single("bob")},
-		{"a group named like the user", mine.StreamID, bot.Asker{Conversation: "group:alice", User: "alice", ChatType: bot.ChatGroup}},
-		{"the user's key with another user", mine.StreamID, bot.Asker{Conversation: "single:alice", User: "bob", ChatType: bot.ChatSingle}},
-		{"a member of another group", group.StreamID, bot.Asker{Conversation: "group:chat2", User: "carol", ChatType: bot.ChatGroup}},
+		{"a group named like the user", mine.StreamID, webhook.Asker{Conversation: "group:alice", User: "alice", ChatType: bot.ChatGroup}},
+		{"the user's key with another user", mine.StreamID, webhook.Asker{Conversation: "single:alice", User: "bob", ChatType: bot.ChatSingle}},
+		{"a member of another group", group.StreamID, webhook.Asker{Conversation: "group:chat2", User: "carol", ChatType: bot.ChatGroup}},
 		{"the sender in 1:1", group.StreamID, single("carol")},
 	} {
 		f, ok, err := r.e.Frame(ctx, c.stream, c.asker)
-		if err != nil || ok || f != (bot.Frame{StreamID: c.stream}) {
+		if err != nil || ok || f != (webhook.Frame{StreamID: c.stream}) {
 			t.Errorf("%s: refresh = %+v %v %v, want nothing (as for an unknown stream)", c.name, f, ok, err)
 		}
 	}
@@ -109,7 +110,7 @@ func TestMsgIDIsDedupedPerConversationAndUser(t *testing.T) {
 	first := receive(t, r.e, msg("m1", "alice", "gate:a"))
 	waitStarted(t, r.agent, "gate:a")
 	refused := receive(t, r.e, msg("m1", "mallory", "gate:a"))
-	want := bot.Frame{StreamID: refused.StreamID, Content: "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list.", Finish: true}
+	want := webhook.Frame{StreamID: refused.StreamID, Content: "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list.", Finish: true}
 	if refused.StreamID == first.StreamID || refused != want {
 		t.Fatalf("mallory with alice's msgid got %+v, want her own refusal", refused)
 	}

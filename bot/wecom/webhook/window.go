@@ -1,12 +1,13 @@
-package bot
+package webhook
 
 import (
 	"time"
 
+	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
 )
 
-// testHooks let the engine's tests force interleavings that timers and
+// testHooks let the channel's tests force interleavings that timers and
 // goroutine scheduling otherwise leave to chance (export_test.go sets them
 // before Run). They are nil in production.
 type testHooks struct {
@@ -27,8 +28,8 @@ type testHooks struct {
 // (stream.closeWindow, stream.end), so a window that ends as the turn ends
 // either finishes the stream before the turn's last frame or not at all:
 // never a "the rest follows" note with nothing left to follow.
-func (e *Engine) watchWindow(q queued, out *stream, pub *cards.Publisher[shown]) (stop func()) {
-	fire, cancel := e.windowTimer(q)
+func (c *Channel) watchWindow(out *stream) (stop func()) {
+	fire, cancel := c.windowTimer(out.t)
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -36,8 +37,8 @@ func (e *Engine) watchWindow(q queued, out *stream, pub *cards.Publisher[shown])
 		select {
 		case <-done:
 		case <-fire:
-			pub.Do(func(*cards.Card) { out.closeWindow() })
-			pub.Refresh()
+			out.pub.Do(func(*cards.Card) { out.closeWindow() })
+			out.pub.Refresh()
 		}
 	}()
 	return func() {
@@ -47,12 +48,12 @@ func (e *Engine) watchWindow(q queued, out *stream, pub *cards.Publisher[shown])
 	}
 }
 
-func (e *Engine) windowTimer(q queued) (<-chan time.Time, func()) {
-	if e.hooks.window != nil {
-		return e.hooks.window(q.StreamID), func() {}
+func (c *Channel) windowTimer(t bot.Turn) (<-chan time.Time, func()) {
+	if c.hooks.window != nil {
+		return c.hooks.window(t.To.Stream), func() {}
 	}
-	t := time.NewTimer(time.Until(time.UnixMilli(q.Received).Add(e.cfg.StreamWindow)))
-	return t.C, func() { t.Stop() }
+	timer := time.NewTimer(time.Until(time.UnixMilli(t.Received).Add(c.window)))
+	return timer.C, func() { timer.Stop() }
 }
 
 // closeWindow records that the stream window ended, unless the turn already

@@ -1,4 +1,4 @@
-package wecom
+package webhook
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // countingBlock is the webhook's own AES block, counting each block it
@@ -32,14 +33,14 @@ func (b countingBlock) Decrypt(dst, src []byte) {
 // refusingEngine fails the test if a rejected request reaches it.
 type refusingEngine struct{ t *testing.T }
 
-func (e refusingEngine) Receive(context.Context, bot.Message) (bot.Frame, error) {
+func (e refusingEngine) Receive(context.Context, bot.Message) (Frame, error) {
 	e.t.Error("a rejected callback reached the engine")
-	return bot.Frame{}, nil
+	return Frame{}, nil
 }
 
-func (e refusingEngine) Frame(context.Context, string, bot.Asker) (bot.Frame, bool, error) {
+func (e refusingEngine) Frame(context.Context, string, Asker) (Frame, bool, error) {
 	e.t.Error("a rejected refresh reached the engine")
-	return bot.Frame{}, false, nil
+	return Frame{}, false, nil
 }
 
 // Bad signatures are rejected before any decryption: a forged signature over
@@ -48,16 +49,16 @@ func (e refusingEngine) Frame(context.Context, string, bot.Asker) (bot.Frame, bo
 // decryption when it happens.
 func TestSignatureIsVerifiedBeforeDecryption(t *testing.T) {
 	const token = "orderToken"
-	h, err := NewAIBotWebhook(AIBotWebhookOptions{
-		Token: token, EncodingAESKey: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", Engine: refusingEngine{t},
+	h, err := NewHandler(HandlerOptions{
+		Token: token, EncodingAESKey: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", Streams: refusingEngine{t},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var decrypted atomic.Int64
-	h.crypter.block = countingBlock{Block: h.crypter.block, decrypted: &decrypted}
+	h.crypter = h.crypter.WrapBlock(func(b cipher.Block) cipher.Block { return countingBlock{Block: b, decrypted: &decrypted} })
 
-	garbage := make([]byte, 4*padBlockSize) // whole blocks: decryption would run
+	garbage := make([]byte, 4*wecom.PadBlockSize) // whole blocks: decryption would run
 	if _, err := rand.Read(garbage); err != nil {
 		t.Fatal(err)
 	}
@@ -92,13 +93,13 @@ func TestSignatureIsVerifiedBeforeDecryption(t *testing.T) {
 }
 
 func callbackRequest(sig, ts, nonce, enc string) *http.Request {
-	q := Query{Signature: sig, Timestamp: ts, Nonce: nonce}.Values()
+	q := wecom.Query{Signature: sig, Timestamp: ts, Nonce: nonce}.Values()
 	r := httptest.NewRequest(http.MethodPost, "/wecom/aibot?"+q.Encode(), strings.NewReader(`{"encrypt":"`+enc+`"}`))
 	r.Header.Set("Content-Type", "application/json")
 	return r
 }
 
 func urlCheckRequest(sig, ts, nonce, enc string) *http.Request {
-	q := Query{Signature: sig, Timestamp: ts, Nonce: nonce, EchoStr: enc}.Values()
+	q := wecom.Query{Signature: sig, Timestamp: ts, Nonce: nonce, EchoStr: enc}.Values()
 	return httptest.NewRequest(http.MethodGet, "/wecom/aibot?"+url.Values(q).Encode(), nil)
 }

@@ -1,4 +1,4 @@
-package wecom_test
+package webhook_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 )
 
 // echoEngine answers every message with a frame naming what it received and
@@ -21,13 +22,13 @@ import (
 // which a Redis-backed engine would only slow down.
 type echoEngine struct{ got []bot.Message }
 
-func (e *echoEngine) Receive(_ context.Context, m bot.Message) (bot.Frame, error) {
+func (e *echoEngine) Receive(_ context.Context, m bot.Message) (webhook.Frame, error) {
 	e.got = append(e.got, m)
-	return bot.Frame{StreamID: "s-" + strconv.Itoa(len(e.got)), Content: "got it"}, nil
+	return webhook.Frame{StreamID: "s-" + strconv.Itoa(len(e.got)), Content: "got it"}, nil
 }
 
-func (e *echoEngine) Frame(context.Context, string, bot.Asker) (bot.Frame, bool, error) {
-	return bot.Frame{}, false, nil
+func (e *echoEngine) Frame(context.Context, string, webhook.Asker) (webhook.Frame, bool, error) {
+	return webhook.Frame{}, false, nil
 }
 
 // FuzzAIBotWebhook feeds the handler arbitrary callbacks, both correctly
@@ -57,8 +58,8 @@ func FuzzAIBotWebhook(f *testing.F) {
 	now := time.Unix(1_800_000_000, 0)
 	f.Fuzz(func(t *testing.T, data []byte, sign bool) {
 		eng := &echoEngine{}
-		h, err := wecom.NewAIBotWebhook(wecom.AIBotWebhookOptions{
-			Token: hookToken, EncodingAESKey: hookAESKey, Engine: eng,
+		h, err := webhook.NewHandler(webhook.HandlerOptions{
+			Token: hookToken, EncodingAESKey: hookAESKey, Streams: eng,
 			Now: func() time.Time { return now },
 		})
 		if err != nil {

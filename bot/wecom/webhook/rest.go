@@ -1,11 +1,11 @@
-package bot
+package webhook
 
 import (
 	"context"
-	"fmt"
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -19,13 +19,13 @@ const restRoom = 512
 
 // more renders the next unread part of the conversation's last long answer
 // and keeps what is still unread after it.
-func (e *Engine) more(ctx context.Context, conv string) (string, error) {
-	title, answer, from, ok, err := e.store.TakeRest(ctx, conv)
+func (c *Channel) more(ctx context.Context, conv string) (string, error) {
+	title, answer, from, ok, err := c.store.TakeRest(ctx, conv)
 	if err != nil {
-		return "", fmt.Errorf("/more in %s: %w", conv, err)
+		return "", err
 	}
 	if !ok {
-		return textNoMore, nil
+		return bot.TextNoMore, nil
 	}
 	card := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - restRoom))
 	card.Apply(acp.UpdateAgentMessageText(answer))
@@ -33,8 +33,8 @@ func (e *Engine) more(ctx context.Context, conv string) (string, error) {
 	fr := card.Stream(from, 0)
 	out := textMoreOf(clip(title, 60)) + fr.Content
 	if fr.MustFinish {
-		if err := e.store.SaveRest(ctx, conv, title, answer, fr.BodyEnd); err != nil {
-			return "", fmt.Errorf("/more in %s: %w", conv, err)
+		if err := c.store.SaveRest(ctx, conv, title, answer, fr.BodyEnd); err != nil {
+			return "", err
 		}
 		out += "\n\n" + textMoreHint
 	}

@@ -1,4 +1,4 @@
-package wecom
+package webhook
 
 import (
 	"context"
@@ -11,17 +11,18 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
-// AIBotEngine is what the AI-bot webhook needs from the bot engine;
-// *bot.Engine implements it.
-type AIBotEngine interface {
+// Streams is what the endpoint needs behind it; Channel.Streams binds the
+// channel to the engine's intake.
+type Streams interface {
 	// Receive handles a user message and returns its stream's first frame.
-	Receive(ctx context.Context, m bot.Message) (bot.Frame, error)
+	Receive(ctx context.Context, m bot.Message) (Frame, error)
 	// Frame returns a stream's newest frame from the shared store; ok is
 	// false for a stream nobody knows and for one another conversation or
 	// user owns.
-	Frame(ctx context.Context, streamID string, from bot.Asker) (f bot.Frame, ok bool, err error)
+	Frame(ctx context.Context, streamID string, from Asker) (f Frame, ok bool, err error)
 }
 
 // receiveTimeout bounds the engine's work on one callback. WeCom waits 5 s
@@ -36,36 +37,37 @@ const (
 	textWelcome       = "Hi! Send me a coding task and I will work on it with Codex. /help lists the commands."
 )
 
-// AIBotWebhookOptions configure an AIBotWebhook.
-type AIBotWebhookOptions struct {
+// HandlerOptions configure an Handler.
+type HandlerOptions struct {
 	// Token and EncodingAESKey are wecom.aibot.token and encoding_aes_key.
 	Token, EncodingAESKey string
-	// Engine turns messages into streams and answers refreshes.
-	Engine AIBotEngine
+	// Streams turns messages into streams and answers refreshes:
+	// Channel.Streams of the engine the channel is registered on.
+	Streams Streams
 	// Logger receives one line per rejected callback; nil discards.
 	Logger *slog.Logger
 	// Now is the clock timestamps are checked against; nil means time.Now.
 	Now func() time.Time
 }
 
-// AIBotWebhook is the AI bot's webhook endpoint (wecom.aibot.path): it
+// Handler is the AI bot's webhook endpoint (wecom.aibot.path): it
 // answers WeCom's GET URL check, and turns each POSTed callback into an
 // engine call answered with an encrypted stream frame. Every request is
 // checked (timestamp, body size, signature) before anything in it is trusted,
 // and a rejected request changes nothing.
-type AIBotWebhook struct {
-	crypter *Crypter
-	engine  AIBotEngine
+type Handler struct {
+	crypter *wecom.Crypter
+	streams Streams
 	log     *slog.Logger
 	now     func() time.Time
 }
 
-// NewAIBotWebhook checks the credentials and returns the endpoint handler.
-func NewAIBotWebhook(o AIBotWebhookOptions) (*AIBotWebhook, error) {
-	if o.Engine == nil {
-		return nil, errors.New("wecom aibot webhook: no engine")
+// NewHandler checks the credentials and returns the endpoint handler.
+func NewHandler(o HandlerOptions) (*Handler, error) {
+	if o.Streams == nil {
+		return nil, errors.New("wecom aibot webhook: no streams")
 	}
-	c, err := NewCrypter(o.Token, o.EncodingAESKey, AIBotReceiveID)
+	c, err := wecom.NewCrypter(o.Token, o.EncodingAESKey, wecom.AIBotReceiveID)
 	if err != nil {
 		return nil, fmt.Errorf("wecom aibot webhook: %w", err)
 	}
@@ -75,11 +77,11 @@ func NewAIBotWebhook(o AIBotWebhookOptions) (*AIBotWebhook, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &AIBotWebhook{crypter: c, engine: o.Engine, log: o.Logger, now: o.Now}, nil
+	return &Handler{crypter: c, streams: o.Streams, log: o.Logger, now: o.Now}, nil
 }
 
 // ServeHTTP answers GET URL checks and POST callbacks.
-func (h *AIBotWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		h.verifyURL(w, r)
@@ -91,10 +93,10 @@ func (h *AIBotWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *AIBotWebhook) verifyURL(w http.ResponseWriter, r *http.Request) {
-	q, err := ParseQuery(r.URL.Query())
+func (h *Handler) verifyURL(w http.ResponseWriter, r *http.Request) {
+	q, err := wecom.ParseQuery(r.URL.Query())
 	if err == nil {
-		err = CheckTimestamp(q.Timestamp, h.now(), TimestampWindow)
+		err = wecom.CheckTimestamp(q.Timestamp, h.now(), wecom.TimestampWindow)
 	}
 	var echo []byte
 	if err == nil {
@@ -108,10 +110,10 @@ func (h *AIBotWebhook) verifyURL(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(echo)
 }
 
-func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength > MaxBodyBytes {
+func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > wecom.MaxBodyBytes {
 		// Refused before reading a byte of it.
-		h.reject(w, r, "callback", fmt.Errorf("%w: Content-Length %d, limit %d", ErrBodyTooLarge, r.ContentLength, MaxBodyBytes))
+		h.reject(w, r, "callback", fmt.Errorf("%w: Content-Length %d, limit %d", wecom.ErrBodyTooLarge, r.ContentLength, wecom.MaxBodyBytes))
 		return
 	}
 	q, plaintext, err := h.crypter.OpenRequest(r, h.now())
@@ -119,11 +121,11 @@ func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, r, "callback", err)
 		return
 	}
-	cb, err := ParseCallback(plaintext)
+	cb, err := wecom.ParseCallback(plaintext)
 	switch {
-	case errors.Is(err, ErrUnsupported):
+	case errors.Is(err, wecom.ErrUnsupported):
 		h.log.Info("aibot callback of an unsupported msgtype", "msgtype", cb.MsgType, "msgid", cb.MsgID, "user", cb.UserID)
-		h.reply(w, q, bot.Frame{StreamID: NewNonce() + NewNonce(), Content: textUnsupported, Finish: true})
+		h.reply(w, q, Frame{StreamID: wecom.NewNonce() + wecom.NewNonce(), Content: textUnsupported, Finish: true})
 		return
 	case err != nil:
 		h.reject(w, r, "callback", err)
@@ -133,15 +135,15 @@ func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), receiveTimeout)
 	defer cancel()
 	switch cb.Kind {
-	case KindMessage:
-		f, err := h.engine.Receive(ctx, messageOf(cb))
+	case wecom.KindMessage:
+		f, err := h.streams.Receive(ctx, messageOf(cb))
 		if err != nil {
 			h.fail(w, "receive message", err, "msgid", cb.MsgID, "user", cb.UserID)
 			return
 		}
 		h.reply(w, q, f)
-	case KindStreamRefresh:
-		f, ok, err := h.engine.Frame(ctx, cb.StreamID, askerOf(cb))
+	case wecom.KindStreamRefresh:
+		f, ok, err := h.streams.Frame(ctx, cb.StreamID, askerOf(cb))
 		if err != nil {
 			h.fail(w, "load stream frame", err, "stream", cb.StreamID)
 			return
@@ -149,10 +151,10 @@ func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			// Unknown, expired or someone else's: the same answer, so a
 			// refresh cannot tell another conversation's stream exists.
-			f = bot.Frame{StreamID: cb.StreamID, Content: textUnknownStream, Finish: true}
+			f = Frame{StreamID: cb.StreamID, Content: textUnknownStream, Finish: true}
 		}
 		h.reply(w, q, f)
-	case KindEvent:
+	case wecom.KindEvent:
 		h.event(w, q, cb)
 	}
 }
@@ -162,12 +164,12 @@ func (h *AIBotWebhook) callback(w http.ResponseWriter, r *http.Request) {
 // id equals a user id is another conversation; Chat and User keep the bare
 // ids that access.allow_chats and allow_users name. ParseCallback already
 // removed the bot's @mention from a group message.
-func messageOf(cb Callback) bot.Message {
+func messageOf(cb wecom.Callback) bot.Message {
 	m := bot.Message{
 		ID: cb.MsgID, User: cb.UserID, Text: cb.Text,
-		ChatType: bot.ChatSingle, Conversation: cb.ConversationKey(), ReplyURL: cb.ResponseURL,
+		ChatType: bot.ChatSingle, Conversation: cb.ConversationKey(), Channel: Name, Reply: bot.ReplyTo{URL: cb.ResponseURL},
 	}
-	if cb.ChatType == ChatGroup {
+	if cb.ChatType == wecom.ChatGroup {
 		m.ChatType, m.Chat = bot.ChatGroup, cb.ChatID
 	}
 	// A quoted message is context for the agent; a command stays a command.
@@ -178,9 +180,9 @@ func messageOf(cb Callback) bot.Message {
 }
 
 // askerOf is who a refresh callback comes from, keyed like messageOf.
-func askerOf(cb Callback) bot.Asker {
-	a := bot.Asker{Conversation: cb.ConversationKey(), User: cb.UserID, ChatType: bot.ChatSingle}
-	if cb.ChatType == ChatGroup {
+func askerOf(cb wecom.Callback) Asker {
+	a := Asker{Conversation: cb.ConversationKey(), User: cb.UserID, ChatType: bot.ChatSingle}
+	if cb.ChatType == wecom.ChatGroup {
 		a.ChatType = bot.ChatGroup
 	}
 	return a
@@ -192,12 +194,12 @@ func quoteMarkdown(s string) string {
 
 // event answers enter_chat with a greeting and every other event with an
 // empty 200, which WeCom takes as "no reply".
-func (h *AIBotWebhook) event(w http.ResponseWriter, q Query, cb Callback) {
+func (h *Handler) event(w http.ResponseWriter, q wecom.Query, cb wecom.Callback) {
 	if cb.Event.Type != "enter_chat" {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	pt, err := json.Marshal(Reply{MsgType: "text", Text: &TextBody{Content: textWelcome}})
+	pt, err := json.Marshal(wecom.Reply{MsgType: "text", Text: &wecom.TextBody{Content: textWelcome}})
 	if err == nil {
 		var body []byte
 		if body, err = h.crypter.Seal(pt, q.Timestamp, q.Nonce); err == nil {
@@ -210,8 +212,8 @@ func (h *AIBotWebhook) event(w http.ResponseWriter, q Query, cb Callback) {
 
 // reply writes f as an encrypted stream reply signed with the callback's own
 // timestamp and nonce.
-func (h *AIBotWebhook) reply(w http.ResponseWriter, q Query, f bot.Frame) {
-	body, err := h.crypter.SealStream(StreamFrame{ID: f.StreamID, Finish: f.Finish, Content: f.Content}, q.Timestamp, q.Nonce)
+func (h *Handler) reply(w http.ResponseWriter, q wecom.Query, f Frame) {
+	body, err := h.crypter.SealStream(wecom.StreamFrame{ID: f.StreamID, Finish: f.Finish, Content: f.Content}, q.Timestamp, q.Nonce)
 	if err != nil {
 		h.fail(w, "seal stream reply", err, "stream", f.StreamID)
 		return
@@ -227,15 +229,15 @@ func writeJSON(w http.ResponseWriter, body []byte) {
 // reject answers a request that failed a check with the status HTTPStatus
 // maps it to. The log line names the check that failed; it carries no query
 // value, header or body, so no secret or message reaches the log.
-func (h *AIBotWebhook) reject(w http.ResponseWriter, r *http.Request, what string, err error) {
-	status := HTTPStatus(err)
+func (h *Handler) reject(w http.ResponseWriter, r *http.Request, what string, err error) {
+	status := wecom.HTTPStatus(err)
 	h.log.Warn("aibot "+what+" rejected", "status", status, "remote", r.RemoteAddr, "err", err)
 	http.Error(w, http.StatusText(status), status)
 }
 
 // fail answers 500 for our own failure (Redis down, say): WeCom retries, and
 // dedupe makes the retry safe.
-func (h *AIBotWebhook) fail(w http.ResponseWriter, what string, err error, attrs ...any) {
+func (h *Handler) fail(w http.ResponseWriter, what string, err error, attrs ...any) {
 	h.log.Error("aibot "+what, append(attrs, "err", err)...)
 	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
 }

@@ -1,4 +1,4 @@
-package bot_test
+package webhook_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 )
 
 // reportPercentiles adds p50 and p99 latency of the measured calls.
@@ -47,7 +48,7 @@ func BenchmarkFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	alice := bot.Asker{Conversation: "single:alice", User: "alice", ChatType: bot.ChatSingle}
+	alice := webhook.Asker{Conversation: "single:alice", User: "alice", ChatType: bot.ChatSingle}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {

@@ -1,4 +1,4 @@
-package bot_test
+package webhook_test
 
 import (
 	"context"
@@ -12,36 +12,37 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
 )
 
-var _ bot.Store = (*store.Store)(nil)
+var _ fullStore = (*store.Store)(nil)
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // deliveries records what the engine delivered after the stream.
 type deliveries struct {
 	mu  sync.Mutex
-	got []bot.Delivery
+	got []webhook.Delivery
 }
 
-func (d *deliveries) Deliver(_ context.Context, v bot.Delivery) error {
+func (d *deliveries) Deliver(_ context.Context, v webhook.Delivery) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.got = append(d.got, v)
 	return nil
 }
 
-func (d *deliveries) all() []bot.Delivery {
+func (d *deliveries) all() []webhook.Delivery {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]bot.Delivery(nil), d.got...)
+	return append([]webhook.Delivery(nil), d.got...)
 }
 
 type replica struct {
-	e     *bot.Engine
+	e     *engine
 	agent *fakeAgent
 	out   *deliveries
 	stop  func() // stops Run and waits for it
@@ -52,7 +53,6 @@ func testConfig(t *testing.T, name string) bot.Config {
 		Replica:        name,
 		WorkspaceRoot:  t.TempDir(),
 		TurnTimeout:    time.Minute,
-		StreamWindow:   time.Hour,
 		UpdateInterval: 10 * time.Millisecond,
 		Access:         bot.Access{AllowUsers: []string{"alice", "bob"}},
 		LeaseTTL:       3 * time.Second,
@@ -63,10 +63,10 @@ func testConfig(t *testing.T, name string) bot.Config {
 }
 
 // newReplica builds an engine on st; run starts it.
-func newReplica(t *testing.T, st bot.Store, cfg bot.Config) *replica {
+func newReplica(t *testing.T, st fullStore, cfg bot.Config) *replica {
 	t.Helper()
 	r := &replica{agent: newFakeAgent(cfg.Replica), out: &deliveries{}}
-	e, err := bot.New(cfg, st, r.agent, r.out)
+	e, err := newEngine(cfg, st, r.agent, r.out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +92,10 @@ func (r *replica) run(t *testing.T) {
 }
 
 func msg(id, user, text string) bot.Message {
-	return bot.Message{ID: id, Conversation: "single:" + user, User: user, Text: text, ChatType: bot.ChatSingle, ReplyURL: "https://reply/" + id}
+	return bot.Message{ID: id, Conversation: "single:" + user, User: user, Text: text, ChatType: bot.ChatSingle, Reply: bot.ReplyTo{URL: "https://reply/" + id}}
 }
 
-func receive(t *testing.T, e *bot.Engine, m bot.Message) bot.Frame {
+func receive(t *testing.T, e *engine, m bot.Message) webhook.Frame {
 	t.Helper()
 	f, err := e.Receive(context.Background(), m)
 	if err != nil {
@@ -123,11 +123,11 @@ func eventually(t *testing.T, what func() string, cond func() bool) {
 }
 
 // waitFrame polls the store until the stream's frame satisfies ok.
-func waitFrame(t *testing.T, e *bot.Engine, streamID string, what string, ok func(bot.Frame) bool) bot.Frame {
+func waitFrame(t *testing.T, e *engine, streamID string, what string, ok func(webhook.Frame) bool) webhook.Frame {
 	t.Helper()
-	var last bot.Frame
+	var last webhook.Frame
 	eventually(t, func() string { return fmt.Sprintf("stream %s never became %s; last frame: %+v", streamID, what, last) }, func() bool {
-		f, _, err := bot.FrameOf(e, context.Background(), streamID)
+		f, _, err := webhook.FrameOf(e.ch, context.Background(), streamID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,9 +137,9 @@ func waitFrame(t *testing.T, e *bot.Engine, streamID string, what string, ok fun
 	return last
 }
 
-func waitFinished(t *testing.T, e *bot.Engine, streamID string) bot.Frame {
+func waitFinished(t *testing.T, e *engine, streamID string) webhook.Frame {
 	t.Helper()
-	return waitFrame(t, e, streamID, "finished", func(f bot.Frame) bool { return f.Finish })
+	return waitFrame(t, e, streamID, "finished", func(f webhook.Frame) bool { return f.Finish })
 }
 
 func waitStarted(t *testing.T, a *fakeAgent, text string) {
@@ -191,7 +191,7 @@ func (c card) render() string {
 
 func done() cards.Status { return cards.Status{State: cards.StateDone} }
 
-func bodies(ds []bot.Delivery) string {
+func bodies(ds []webhook.Delivery) string {
 	var b strings.Builder
 	for _, d := range ds {
 		b.WriteString(d.Body)
@@ -204,10 +204,44 @@ func benchReplica(b *testing.B) *replica {
 	// conversation, so from its own user.
 	cfg := bot.Config{Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"*"}}, Logger: quiet()}
 	r := &replica{agent: newFakeAgent("bench"), out: &deliveries{}}
-	e, err := bot.New(cfg, testenv.OpenStore(b, testenv.Prefix(b, "bot")), r.agent, r.out)
+	e, err := newEngine(cfg, testenv.OpenStore(b, testenv.Prefix(b, "bot")), r.agent, r.out)
 	if err != nil {
 		b.Fatal(err)
 	}
 	r.e = e
 	return r
+}
+
+// fullStore is what the engine and the webhook channel need together;
+// store.Store is one.
+type fullStore interface {
+	bot.Store
+	webhook.Store
+}
+
+// engine is the bot engine with the webhook channel registered on it, as
+// cmd/wecodex wires them: Receive and Frame answer as the endpoint does.
+type engine struct {
+	*bot.Engine
+	ch *webhook.Channel
+}
+
+func newEngine(cfg bot.Config, st fullStore, agent acpbridge.Agent, d webhook.Deliverer) (*engine, error) {
+	ch, err := webhook.New(st, d, webhook.Options{StreamWindow: time.Hour, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	e, err := bot.New(cfg, st, agent, ch)
+	if err != nil {
+		return nil, err
+	}
+	return &engine{Engine: e, ch: ch}, nil
+}
+
+func (e *engine) Receive(ctx context.Context, m bot.Message) (webhook.Frame, error) {
+	return e.ch.Receive(ctx, e.Engine, m)
+}
+
+func (e *engine) Frame(ctx context.Context, streamID string, from webhook.Asker) (webhook.Frame, bool, error) {
+	return e.ch.Frame(ctx, streamID, from)
 }

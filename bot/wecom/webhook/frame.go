@@ -1,9 +1,11 @@
-package bot
+package webhook
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/wecodex/wecodex/bot"
 )
 
 // A stored frame is one state byte, the stream's owner, then the markdown
@@ -24,6 +26,15 @@ const (
 
 	frameOwned = 0x01
 )
+
+// Frame is the newest state of one reply stream: what WeCom shows for the
+// stream id right now. Content is cumulative markdown (each frame replaces
+// the previous one). Finish is true once the stream will not change again.
+type Frame struct {
+	StreamID string
+	Content  string
+	Finish   bool
+}
 
 func encodeFrame(state byte, owner, content string) []byte {
 	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(owner)+len(content))
@@ -61,8 +72,8 @@ func (s storedFrame) frame(streamID string) Frame {
 // owner names who may see a stream's frames: the conversation, and in a 1:1
 // chat also its user (the key already names them; saying it again keeps the
 // rule true whatever a channel puts in the key).
-func owner(chat ChatType, conversation, user string) string {
-	if chat == ChatGroup {
+func owner(chat bot.ChatType, conversation, user string) string {
+	if chat == bot.ChatGroup {
 		return conversation
 	}
 	return conversation + "\x00" + user
@@ -74,20 +85,20 @@ func owner(chat ChatType, conversation, user string) string {
 type Asker struct {
 	Conversation string
 	User         string
-	ChatType     ChatType
+	ChatType     bot.ChatType
 }
 
 // Frame returns the newest frame of a reply stream from the shared store, so
 // any replica answers a platform refresh. ok is false for a stream nobody
 // knows, and for a stream another conversation or user owns: the asker
 // learns nothing of it, not even that it exists.
-func (e *Engine) Frame(ctx context.Context, streamID string, from Asker) (Frame, bool, error) {
-	s, ok, err := e.loadFrame(ctx, streamID)
+func (c *Channel) Frame(ctx context.Context, streamID string, from Asker) (Frame, bool, error) {
+	s, ok, err := c.loadFrame(ctx, streamID)
 	if err != nil || !ok {
 		return Frame{StreamID: streamID}, false, err
 	}
 	if s.owner != owner(from.ChatType, from.Conversation, from.User) {
-		e.log.Info("refresh of a stream owned by another conversation or user refused", "stream", streamID, "conv", from.Conversation, "user", from.User)
+		c.log.Info("refresh of a stream owned by another conversation or user refused", "stream", streamID, "conv", from.Conversation, "user", from.User)
 		return Frame{StreamID: streamID}, false, nil
 	}
 	return s.frame(streamID), true, nil
@@ -95,8 +106,8 @@ func (e *Engine) Frame(ctx context.Context, streamID string, from Asker) (Frame,
 
 // loadFrame reads a stream's frame for the engine itself; ok is false when
 // there is none or it has no owner record.
-func (e *Engine) loadFrame(ctx context.Context, streamID string) (storedFrame, bool, error) {
-	b, ok, err := e.store.LoadFrame(ctx, streamID)
+func (c *Channel) loadFrame(ctx context.Context, streamID string) (storedFrame, bool, error) {
+	b, ok, err := c.store.LoadFrame(ctx, streamID)
 	if err != nil {
 		return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
 	}
@@ -107,19 +118,12 @@ func (e *Engine) loadFrame(ctx context.Context, streamID string) (storedFrame, b
 	return s, s.ok, nil
 }
 
-func (e *Engine) saveFrame(ctx context.Context, streamID, owner string, state byte, content string) (Frame, error) {
-	if err := e.store.SaveFrame(ctx, streamID, encodeFrame(state, owner, content)); err != nil {
-		return Frame{}, fmt.Errorf("save frame of stream %s: %w", streamID, err)
-	}
-	return Frame{StreamID: streamID, Content: content, Finish: state == frameFinished}, nil
-}
-
 // saveTurnFrame writes a frame of a turn unless the stream is finished: a
 // finished frame is the last word, whether the turn's own or the failure
 // another replica wrote when this turn's lease lapsed, so a late write from a
 // holder that lost its lease can never replace it.
-func (e *Engine) saveTurnFrame(ctx context.Context, streamID, owner string, state byte, content string) (bool, error) {
-	ok, err := e.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, owner, content), string(rune(frameFinished)))
+func (c *Channel) saveTurnFrame(ctx context.Context, streamID, owner string, state byte, content string) (bool, error) {
+	ok, err := c.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, owner, content), string(rune(frameFinished)))
 	if err != nil {
 		return false, fmt.Errorf("save frame of stream %s: %w", streamID, err)
 	}
@@ -128,8 +132,8 @@ func (e *Engine) saveTurnFrame(ctx context.Context, streamID, owner string, stat
 
 // saveWaiting replaces a waiting frame (queue position) unless the message has
 // started meanwhile.
-func (e *Engine) saveWaiting(ctx context.Context, streamID, owner, content string) (bool, error) {
-	ok, err := e.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, owner, content), string(rune(frameWaiting)))
+func (c *Channel) saveWaiting(ctx context.Context, streamID, owner, content string) (bool, error) {
+	ok, err := c.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, owner, content), string(rune(frameWaiting)))
 	if err != nil {
 		return false, fmt.Errorf("save waiting frame of stream %s: %w", streamID, err)
 	}

@@ -1,4 +1,4 @@
-package wecom_test
+package webhook_test
 
 import (
 	"context"

@@ -1,11 +1,11 @@
-package bot_test
+package webhook_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/wecodex/wecodex/acpbridge"
-	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
@@ -26,7 +26,7 @@ func TestTwoReplicasShareFramesAndTakeOver(t *testing.T) {
 
 	// A refresh on b is answered with a's frame.
 	running := card{text: "block", status: cards.Running()}.render()
-	waitFrame(t, b.e, first.StreamID, "a's running frame", func(f bot.Frame) bool { return f.Content == running && !f.Finish })
+	waitFrame(t, b.e, first.StreamID, "a's running frame", func(f webhook.Frame) bool { return f.Content == running && !f.Finish })
 
 	// Messages received by b wait behind a's turn; b does not take them
 	// while a owns the conversation.

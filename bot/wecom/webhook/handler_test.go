@@ -1,4 +1,4 @@
-package wecom_test
+package webhook_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 	"github.com/wecodex/wecodex/store"
@@ -52,17 +53,21 @@ func newHook(t *testing.T) *hookSetup {
 	st := testenv.OpenStore(t, testenv.Prefix(t, "aibot"))
 	agent := codex.New(codex.Options{Bin: filepath.Join(t.TempDir(), "never-started")})
 	t.Cleanup(func() { _ = agent.Close() })
+	ch, err := webhook.New(st, &webhook.ResponseURLDeliverer{}, webhook.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	eng, err := bot.New(bot.Config{
 		Replica: "hook-test", WorkspaceRoot: t.TempDir(),
 		Access: bot.Access{AllowUsers: []string{"alice"}, AllowChats: []string{"wrkChat1"}},
 		Logger: slog.New(slog.DiscardHandler),
-	}, st, agent, &wecom.ResponseURLDeliverer{})
+	}, st, agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &testenv.LogBuffer{}
-	h, err := wecom.NewAIBotWebhook(wecom.AIBotWebhookOptions{
-		Token: hookToken, EncodingAESKey: hookAESKey, Engine: eng,
+	h, err := webhook.NewHandler(webhook.HandlerOptions{
+		Token: hookToken, EncodingAESKey: hookAESKey, Streams: ch.Streams(eng),
 		Logger: slog.New(slog.NewTextHandler(logs, nil)),
 	})
 	if err != nil {
@@ -319,10 +324,10 @@ func TestResponseURLDeliverer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer urls.Close()
-	d := &wecom.ResponseURLDeliverer{}
+	d := &webhook.ResponseURLDeliverer{}
 	ctx := context.Background()
 	u := urls.URL("m1")
-	if err := d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "the **rest**"}); err != nil {
+	if err := d.Deliver(ctx, webhook.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "the **rest**"}); err != nil {
 		t.Fatal(err)
 	}
 	ps := urls.Posts("m1")
@@ -330,7 +335,7 @@ func TestResponseURLDeliverer(t *testing.T) {
 		t.Fatalf("posts %+v", ps)
 	}
 	// WeCom takes one message per response_url.
-	err = d.Deliver(ctx, bot.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "more"})
+	err = d.Deliver(ctx, webhook.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "more"})
 	var api *wecom.APIError
 	if !errors.As(err, &api) || api.Code != wecomtest.ErrCodeResponseURLUsed {
 		t.Fatalf("second post: %v, want errcode %d", err, wecomtest.ErrCodeResponseURLUsed)
@@ -338,7 +343,7 @@ func TestResponseURLDeliverer(t *testing.T) {
 	if strings.Contains(err.Error(), "response_code") {
 		t.Errorf("error carries the response code: %v", err)
 	}
-	if err := d.Deliver(ctx, bot.Delivery{StreamID: "s2", Markdown: "x"}); err == nil {
+	if err := d.Deliver(ctx, webhook.Delivery{StreamID: "s2", Markdown: "x"}); err == nil {
 		t.Error("no response_url: want an error")
 	}
 }

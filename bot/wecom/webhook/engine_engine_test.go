@@ -1,4 +1,4 @@
-package bot_test
+package webhook_test
 
 import (
 	"slices"
@@ -9,18 +9,17 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
-
-const thinking = "⏳ Thinking…"
 
 func TestRepeatedMessageRunsOneTurn(t *testing.T) {
 	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	m := msg("m1", "alice", "hello")
 	var wg sync.WaitGroup
-	frames := make([]bot.Frame, 3)
+	frames := make([]webhook.Frame, 3)
 	for i := range frames {
 		wg.Go(func() { frames[i] = receive(t, r.e, m) })
 	}
@@ -49,11 +48,11 @@ func TestRefusedUserStartsNothing(t *testing.T) {
 	r.run(t)
 	for _, m := range []bot.Message{msg("m1", "mallory", "rm -rf /"), msg("m2", "mallory", "/status")} {
 		f := receive(t, r.e, m)
-		want := bot.Frame{StreamID: f.StreamID, Content: "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list.", Finish: true}
+		want := webhook.Frame{StreamID: f.StreamID, Content: "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list.", Finish: true}
 		if f != want {
 			t.Fatalf("%s: %+v, want %+v", m.Text, f, want)
 		}
-		if stored, _, _ := bot.FrameOf(r.e, t.Context(), f.StreamID); stored != want {
+		if stored, _, _ := webhook.FrameOf(r.e.ch, t.Context(), f.StreamID); stored != want {
 			t.Fatalf("stored frame %+v, want %+v", stored, want)
 		}
 	}
@@ -128,8 +127,8 @@ func TestQueuedMessageWaitsItsTurn(t *testing.T) {
 	waitStarted(t, r.agent, "gate:one")
 	second := receive(t, r.e, msg("m2", "alice", "second"))
 	third := receive(t, r.e, msg("m3", "alice", "third"))
-	for i, f := range []bot.Frame{second, third} {
-		want := bot.Frame{StreamID: f.StreamID, Content: "⏳ Queued (position " + string(rune('1'+i)) + ") — waiting for the running turn to finish."}
+	for i, f := range []webhook.Frame{second, third} {
+		want := webhook.Frame{StreamID: f.StreamID, Content: "⏳ Queued (position " + string(rune('1'+i)) + ") — waiting for the running turn to finish."}
 		if f != want {
 			t.Fatalf("queued message %d: %+v, want %+v", i+1, f, want)
 		}
@@ -238,7 +237,7 @@ func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
 	if want := (card{text: text, withAnswer: true, status: done()}).render(); ds[0].Markdown != want {
 		t.Fatalf("delivered markdown:\n%q\nwant\n%q", ds[0].Markdown, want)
 	}
-	if f, _, _ := bot.FrameOf(r.e, t.Context(), id); f != final {
+	if f, _, _ := webhook.FrameOf(r.e.ch, t.Context(), id); f != final {
 		t.Fatalf("the finished stream changed: %+v", f)
 	}
 }
@@ -281,13 +280,13 @@ func TestLongAnswerContinuesThroughTheDelivererAndMore(t *testing.T) {
 	}
 }
 
-func waitDeliveries(t *testing.T, d *deliveries) []bot.Delivery {
+func waitDeliveries(t *testing.T, d *deliveries) []webhook.Delivery {
 	t.Helper()
 	eventually(t, func() string { return "nothing delivered" }, func() bool { return len(d.all()) > 0 })
 	return d.all()
 }
 
-func checkDeliveries(t *testing.T, ds []bot.Delivery, user, stream, url string) {
+func checkDeliveries(t *testing.T, ds []webhook.Delivery, user, stream, url string) {
 	t.Helper()
 	for i, d := range ds {
 		if d.User != user || d.Conversation != "single:"+user || d.StreamID != stream || d.ReplyURL != url {

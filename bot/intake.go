@@ -1,0 +1,164 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// intake takes messages in: dedupe, access, commands, enqueue. It answers
+// within a few store round trips; the turn itself runs later on whichever
+// replica's scheduler takes the conversation.
+type intake struct {
+	cfg      Config
+	store    IntakeStore
+	channels *channels
+	sched    *scheduler // woken for a queued message, asked to check /stop
+	log      *slog.Logger
+}
+
+// Receipt is what intake did with a message.
+type Receipt struct {
+	// Reply is what intake showed on the message's reply; Reply.To.Stream
+	// is always set.
+	Reply Reply
+	// Current is set when the reply may show something newer than Reply
+	// (the message is a repeat of one received before, or a turn took it
+	// already): a channel that answers synchronously answers with what the
+	// reply shows now, and with Reply.Text when it shows nothing yet.
+	Current bool
+}
+
+// queued is a message waiting in a conversation's queue, as stored in Redis.
+type queued struct {
+	MsgID        string   `json:"msgid"`
+	StreamID     string   `json:"stream"`
+	Conversation string   `json:"conv"`
+	User         string   `json:"user"`
+	Text         string   `json:"text"`
+	ChatType     ChatType `json:"chat"`
+	ReplyURL     string   `json:"reply_url,omitempty"`
+	// Channel names the channel to present the turn on; "" for a message
+	// queued before channels were named.
+	Channel  string `json:"channel,omitempty"`
+	ReplyRef string `json:"reply_ref,omitempty"`
+	// Received (unix ms) is when intake accepted the message.
+	Received int64 `json:"received"`
+}
+
+func (q queued) turn() Turn {
+	return Turn{
+		MsgID: q.MsgID, Conversation: q.Conversation, User: q.User, ChatType: q.ChatType, Text: q.Text,
+		To: ReplyTo{Stream: q.StreamID, URL: q.ReplyURL, Ref: q.ReplyRef}, Received: q.Received,
+	}
+}
+
+func (q queued) reply(state ReplyState, text string) Reply {
+	t := q.turn()
+	return Reply{Conversation: t.Conversation, User: t.User, ChatType: t.ChatType, To: t.To, State: state, Text: text}
+}
+
+// receive handles one user message and returns what its reply shows: a
+// thinking placeholder, a queue position, a command's output, or a refusal.
+// A message whose ID was seen before returns the same reply; it never starts
+// a second turn.
+func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
+	if m.ID == "" || m.User == "" || (m.ChatType != ChatSingle && m.ChatType != ChatGroup) {
+		return Receipt{}, errors.New("receive message: it has no id, no user or no chat type (single or group)")
+	}
+	if want := conversationOf(m); m.Conversation != want {
+		return Receipt{}, fmt.Errorf("receive message %s: conversation %q, want %q (bot.ConversationKey of its chat type and id)", m.ID, m.Conversation, want)
+	}
+	ch, ok := in.channels.of(m.Channel)
+	if !ok {
+		return Receipt{}, fmt.Errorf("receive message %s: no channel named %q is registered", m.ID, m.Channel)
+	}
+	m.Channel = ch.Name()
+	// The claim is scoped to the conversation and the sender: someone else's
+	// message id (a repeat, a guess) is a new message of theirs, never a
+	// way to read the stream the first one started.
+	m.Reply.Stream = randomID(12)
+	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("dedupe message %s: %w", m.ID, err)
+	}
+	if !claimed {
+		// The first delivery may still be writing its first reply.
+		m.Reply.Stream = recorded
+		return Receipt{Reply: replyTo(m, ReplyWaiting, textThinking), Current: true}, nil
+	}
+	log := in.log.With("msgid", m.ID, "conv", m.Conversation, "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
+	if !in.cfg.Access.Allowed(m) {
+		log.Info("refused: not on the access list")
+		return in.show(ctx, ch, replyTo(m, ReplyFinished, textRefused))
+	}
+	text := strings.TrimSpace(m.Text)
+	if cmd, ok := parseCommand(text); ok {
+		log.Info("command", "command", cmd)
+		out, err := in.command(ctx, ch, m, cmd)
+		if err != nil {
+			return Receipt{}, err
+		}
+		return in.show(ctx, ch, replyTo(m, ReplyFinished, out))
+	}
+	if text == "" {
+		return in.show(ctx, ch, replyTo(m, ReplyFinished, textEmpty))
+	}
+	return in.enqueue(ctx, log, ch, m, text)
+}
+
+func replyTo(m Message, state ReplyState, text string) Reply {
+	return Reply{Conversation: m.Conversation, User: m.User, ChatType: m.ChatType, To: m.Reply, State: state, Text: text}
+}
+
+func (in *intake) show(ctx context.Context, ch Channel, r Reply) (Receipt, error) {
+	if _, err := ch.Show(ctx, r); err != nil {
+		return Receipt{}, fmt.Errorf("show reply %s: %w", r.To.Stream, err)
+	}
+	return Receipt{Reply: r}, nil
+}
+
+func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m Message, text string) (Receipt, error) {
+	item, err := json.Marshal(queued{
+		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: m.Conversation, User: m.User,
+		Text: text, ChatType: m.ChatType, ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
+		Received: time.Now().UnixMilli(),
+	})
+	if err != nil {
+		return Receipt{}, fmt.Errorf("encode queued message: %w", err)
+	}
+	// The placeholder goes first so a refresh or a repeated callback finds a
+	// reply as soon as the message can be taken.
+	placeholder := replyTo(m, ReplyWaiting, textThinking)
+	if _, err := in.show(ctx, ch, placeholder); err != nil {
+		return Receipt{}, err
+	}
+	pos, leased, err := in.store.Enqueue(ctx, m.Conversation, item, in.cfg.MaxQueue)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("enqueue message %s: %w", m.ID, err)
+	}
+	if pos == 0 {
+		log.Info("refused: queue full")
+		return in.show(ctx, ch, replyTo(m, ReplyFinished, fmt.Sprintf(textQueueFull, in.cfg.MaxQueue)))
+	}
+	in.sched.wake(m.Conversation)
+	ahead := pos
+	if !leased {
+		ahead-- // the first waiting message starts as soon as it is taken
+	}
+	log.Info("queued", "position", ahead)
+	if ahead == 0 {
+		return Receipt{Reply: placeholder}, nil
+	}
+	r := replyTo(m, ReplyWaiting, textQueued(ahead))
+	shown, err := ch.Show(ctx, r)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("show queue position of %s: %w", m.ID, err)
+	}
+	// Not shown: taken already, and the reply shows the turn now.
+	return Receipt{Reply: r, Current: !shown}, nil
+}

@@ -1,0 +1,355 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Why a turn's context was cancelled, read back with context.Cause.
+var (
+	errStopped   = errors.New("stopped with /stop")
+	errTimeout   = errors.New("turn timed out")
+	errLeaseLost = errors.New("lost the conversation lease")
+)
+
+// scheduler keeps one turn at a time per conversation across every replica:
+// it takes a conversation's lease and queue when this replica may (affinity:
+// the agent's thread lives with the replica that ran it), runs the queued
+// messages in order through the turn runner, keeps the lease and the
+// replica's heartbeat alive, and fans /stop out to the running turn.
+type scheduler struct {
+	cfg      Config
+	store    SchedulerStore
+	runner   *turnRunner
+	channels *channels
+	log      *slog.Logger
+	wakeups  chan string
+
+	mu      sync.Mutex
+	runCtx  context.Context    // set while run runs
+	wg      sync.WaitGroup     // workers started by run
+	workers map[string]*worker // conversation → worker on this replica
+}
+
+func newScheduler(cfg Config, st SchedulerStore, r *turnRunner, cs *channels, log *slog.Logger) *scheduler {
+	return &scheduler{cfg: cfg, store: st, runner: r, channels: cs, log: log,
+		wakeups: make(chan string, 256), workers: make(map[string]*worker)}
+}
+
+// worker runs the turns of one conversation on this replica while it holds
+// the conversation's lease: the taken message, then each message that waited
+// behind it, in order.
+type worker struct {
+	conv  string
+	token int64
+	// poke asks the renewer to check the lease now, for a /stop.
+	poke chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelCauseFunc // cancels the running turn
+}
+
+// stopTurn cancels the running turn, if any, with cause.
+func (w *worker) stopTurn(cause error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancel != nil {
+		w.cancel(cause)
+	}
+}
+
+func (w *worker) setCancel(c context.CancelCauseFunc) {
+	w.mu.Lock()
+	w.cancel = c
+	w.mu.Unlock()
+}
+
+func (s *scheduler) run(ctx context.Context) error {
+	s.mu.Lock()
+	if s.runCtx != nil {
+		s.mu.Unlock()
+		return errors.New("bot: engine is already running")
+	}
+	s.runCtx = ctx
+	s.mu.Unlock()
+	defer s.retire()
+
+	s.heartbeat(ctx)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		s.watchStops(watchCtx)
+	}()
+	defer func() { stopWatch(); <-watchDone }()
+
+	poll := time.NewTicker(s.cfg.PollInterval)
+	defer poll.Stop()
+	beat := time.NewTicker(s.cfg.HeartbeatTTL / 3)
+	defer beat.Stop()
+	s.pollPending(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case conv := <-s.wakeups:
+			s.tryStart(ctx, conv)
+		case <-poll.C:
+			s.pollPending(ctx)
+		case <-beat.C:
+			s.heartbeat(ctx)
+		}
+	}
+}
+
+// retire waits for this replica's turns to end, then drops its heartbeat so
+// other replicas take its conversations without waiting for it to expire.
+func (s *scheduler) retire() {
+	s.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.store.Heartbeat(ctx, s.cfg.Replica, 0); err != nil {
+		s.log.Warn("drop heartbeat", "err", err)
+	}
+	s.mu.Lock()
+	s.runCtx = nil
+	s.mu.Unlock()
+}
+
+func (s *scheduler) heartbeat(ctx context.Context) {
+	if err := s.store.Heartbeat(ctx, s.cfg.Replica, s.cfg.HeartbeatTTL); err != nil && ctx.Err() == nil {
+		s.log.Warn("heartbeat", "err", err)
+	}
+}
+
+func (s *scheduler) watchStops(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := s.store.WatchStops(ctx, func() {}, func(conv string) { s.checkStop(conv) })
+		if ctx.Err() != nil {
+			return
+		}
+		s.log.Warn("watch stop requests; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// wake asks run to try starting conv now; when run is busy the poll finds it.
+func (s *scheduler) wake(conv string) {
+	select {
+	case s.wakeups <- conv:
+	default:
+	}
+}
+
+func (s *scheduler) pollPending(ctx context.Context) {
+	convs, err := s.store.Pending(ctx, 100)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("list pending conversations", "err", err)
+		}
+		return
+	}
+	for _, conv := range convs {
+		if ctx.Err() != nil {
+			return
+		}
+		s.tryStart(ctx, conv)
+	}
+}
+
+// checkStop makes the worker running conv on this replica, if any, look for
+// a stop request now instead of at its next renewal. The request itself is
+// read from the store, where it names the lease token and is cleared when the
+// worker moves to its next message: a late announcement can never stop a
+// later turn than the one the user meant.
+func (s *scheduler) checkStop(conv string) {
+	s.mu.Lock()
+	w := s.workers[conv]
+	s.mu.Unlock()
+	if w == nil {
+		return
+	}
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
+}
+
+// tryStart takes conv's lease and its oldest waiting message if this replica
+// may: nobody holds the lease, and the conversation's owner is this replica,
+// no replica, or a replica whose heartbeat stopped (affinity: the agent's
+// thread lives with the replica that ran it).
+func (s *scheduler) tryStart(ctx context.Context, conv string) {
+	s.mu.Lock()
+	_, busy := s.workers[conv]
+	s.mu.Unlock()
+	if busy {
+		return // the worker takes the next message itself
+	}
+	owner, err := s.store.Owner(ctx, conv)
+	if err != nil {
+		s.log.Warn("read owner", "conv", conv, "err", err)
+		return
+	}
+	if owner != "" && owner != s.cfg.Replica {
+		alive, err := s.store.ReplicaAlive(ctx, owner)
+		if err != nil {
+			s.log.Warn("read owner heartbeat", "conv", conv, "owner", owner, "err", err)
+			return
+		}
+		if alive {
+			return
+		}
+	}
+	token, item, left, orphan, err := s.store.TakeTurn(ctx, conv, s.cfg.Replica, s.cfg.LeaseTTL)
+	if err != nil {
+		s.log.Warn("take turn", "conv", conv, "err", err)
+		return
+	}
+	if orphan != nil {
+		s.runner.failOrphan(ctx, conv, owner, orphan)
+	}
+	if token == 0 {
+		if left == 0 {
+			if err := s.store.SettlePending(ctx, conv); err != nil {
+				s.log.Warn("settle pending", "conv", conv, "err", err)
+			}
+		}
+		return
+	}
+	takeover := owner != "" && owner != s.cfg.Replica
+	if takeover {
+		s.log.Info("took over conversation", "conv", conv, "from", owner)
+	}
+	w := &worker{conv: conv, token: token, poke: make(chan struct{}, 1)}
+	s.mu.Lock()
+	s.workers[conv] = w
+	run := s.runCtx
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.workers, conv)
+			s.mu.Unlock()
+		}()
+		s.work(run, w, item, takeover)
+	}()
+}
+
+// work runs turns until the queue is empty, the lease is lost, or ctx ends.
+func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover bool) {
+	log := s.log.With("conv", w.conv, "token", w.token)
+	renewCtx, stopRenew := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		s.renew(renewCtx, w)
+	}()
+	defer func() { stopRenew(); <-renewed }()
+
+	for item != nil {
+		var q queued
+		switch err := json.Unmarshal(item, &q); {
+		case err != nil:
+			log.Error("drop undecodable queued message", "err", err)
+		case !namespaced(q.Conversation):
+			s.runner.refuseLegacy(ctx, q)
+		default:
+			s.showPositions(ctx, w.conv)
+			s.runner.run(ctx, w, q, takeover)
+			takeover = false
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		next, held, err := s.store.NextTurn(ctx, w.conv, w.token, s.cfg.LeaseTTL)
+		if err != nil {
+			log.Warn("take next message", "err", err)
+			break
+		}
+		if !held {
+			log.Warn("lease lost before the next message; another replica continues")
+			return
+		}
+		item = next
+	}
+	// Stopping early (shutdown, store error): hand the queue to whoever comes
+	// next without making it wait for the lease to expire.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := s.store.ReleaseLease(rctx, w.conv, w.token); err != nil {
+		log.Warn("release lease", "err", err)
+	}
+}
+
+// renew keeps the lease alive while the worker runs, and ends the running
+// turn when the lease is lost or a /stop was recorded for it.
+func (s *scheduler) renew(ctx context.Context, w *worker) {
+	t := time.NewTicker(s.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.poke:
+		}
+		held, stop, err := s.store.RenewLease(ctx, w.conv, w.token, s.cfg.LeaseTTL)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				s.log.Warn("renew lease", "conv", w.conv, "err", err)
+			}
+		case !held:
+			w.stopTurn(errLeaseLost)
+			return
+		case stop:
+			w.stopTurn(errStopped)
+		}
+	}
+}
+
+// showPositions rewrites the queue position on the card of every message
+// still waiting behind the one about to run.
+func (s *scheduler) showPositions(ctx context.Context, conv string) {
+	items, err := s.store.Queued(ctx, conv)
+	if err != nil {
+		s.log.Warn("read queue", "conv", conv, "err", err)
+		return
+	}
+	for i, it := range items {
+		var q queued
+		if json.Unmarshal(it, &q) != nil {
+			continue
+		}
+		if _, err := s.showWaiting(ctx, q, textQueued(i+1)); err != nil {
+			s.log.Warn("update queue position", "conv", conv, "err", err)
+		}
+	}
+}
+
+// namespaced reports whether conv is a key ConversationKey made. Keys before
+// it were bare user or chat ids, which cannot tell a user from a group with
+// the same id.
+func namespaced(conv string) bool {
+	return strings.HasPrefix(conv, string(ChatSingle)+":") || strings.HasPrefix(conv, string(ChatGroup)+":")
+}
+
+// showWaiting updates a waiting message's reply on its channel.
+func (s *scheduler) showWaiting(ctx context.Context, q queued, text string) (bool, error) {
+	ch, ok := s.channels.of(q.Channel)
+	if !ok {
+		return false, errNoChannel(q)
+	}
+	return ch.Show(ctx, q.reply(ReplyWaiting, text))
+}

@@ -1,0 +1,26 @@
+package webhook
+
+import (
+	"context"
+	"time"
+)
+
+// SetWindowHook makes window decide when each turn's stream window ends
+// instead of a timer. Call it before the engine runs.
+func SetWindowHook(c *Channel, window func(streamID string) <-chan time.Time) {
+	c.hooks.window = window
+}
+
+// SetTurnEndedHook runs f once a turn's end is recorded, before its card gets
+// its final status. Call it before the engine runs.
+func SetTurnEndedHook(c *Channel, f func(streamID string)) { c.hooks.turnEnded = f }
+
+// FrameOf is a stream's frame whoever owns it, for tests that follow a
+// stream without playing WeCom.
+func FrameOf(c *Channel, ctx context.Context, streamID string) (Frame, bool, error) {
+	s, ok, err := c.loadFrame(ctx, streamID)
+	return s.frame(streamID), ok, err
+}
+
+// FrameContent is the markdown of a stored frame.
+func FrameContent(b []byte) string { return decodeFrame(b).content }

@@ -1,0 +1,23 @@
+package webhook
+
+import "context"
+
+// Store is the shared state the webhook channel needs; package store
+// implements it over Redis.
+type Store interface {
+	// SaveFrame stores frame as the stream's newest frame.
+	SaveFrame(ctx context.Context, streamID string, frame []byte) error
+	// SaveFrameIf stores frame only when the stream has no frame yet or its
+	// current frame is in state, atomically; it reports whether it stored.
+	SaveFrameIf(ctx context.Context, streamID string, frame []byte, state string) (bool, error)
+	// SaveFrameUnless stores frame unless the stream's current frame is in
+	// state, atomically; it reports whether it stored.
+	SaveFrameUnless(ctx context.Context, streamID string, frame []byte, state string) (bool, error)
+	// LoadFrame returns the stream's newest frame; ok is false when none.
+	LoadFrame(ctx context.Context, streamID string) (frame []byte, ok bool, err error)
+	// SaveRest keeps a long answer, unread from byte offset from, for the
+	// conversation's /more, replacing any earlier one.
+	SaveRest(ctx context.Context, conv, title, answer string, from int) error
+	// TakeRest returns and forgets the saved answer; ok is false when none.
+	TakeRest(ctx context.Context, conv string) (title, answer string, from int, ok bool, err error)
+}

@@ -1,0 +1,146 @@
+package webhook
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
+)
+
+const textWindowClosed = "_(this reply is taking long: the rest of the answer follows in a separate message)_"
+
+// shown is what the publisher renders for a turn: the stream frame, and
+// whether the stream must close now because its window ended. skip is set
+// once the stream is finished: nothing more goes to it.
+type shown struct {
+	cards.StreamFrame
+	windowClosed bool
+	skip         bool
+}
+
+// stream is where a turn's card goes: frames of the platform stream while it
+// is open, then continuation messages through the Deliverer. from is the body
+// offset where text not yet shown starts; shown is where the body the stream
+// last showed ends, so a roll-over never takes back text the user saw. open,
+// from and shown are used only on the publisher's goroutine (render and
+// emit), then by deliverRest after the publisher closed. ended and
+// windowClosed are guarded by the card's lock: set in Publisher.Do, read in
+// render.
+type stream struct {
+	c            *Channel
+	log          *slog.Logger
+	t            bot.Turn
+	pub          bot.CardControl
+	stopWindow   func()
+	open         bool
+	from         int
+	shown        int
+	ended        bool
+	windowClosed bool
+}
+
+// Start watches the stream window of the turn.
+func (s *stream) Start(card bot.CardControl) {
+	s.pub = card
+	s.stopWindow = s.c.watchWindow(s)
+}
+
+// Render is the frame the card shows now.
+func (s *stream) Render(c *cards.Card) bot.Snapshot { return s.render(c) }
+
+// Show writes a rendered frame.
+func (s *stream) Show(ctx context.Context, f bot.Snapshot, final bool) { s.emit(ctx, f.(shown), final) }
+
+// Ended records the turn's end on the card and stops the window watch.
+func (s *stream) Ended() {
+	s.pub.Do(func(*cards.Card) { s.end() })
+	if s.c.hooks.turnEnded != nil {
+		s.c.hooks.turnEnded(s.t.To.Stream)
+	}
+	s.stopWindow()
+}
+
+// Finish delivers what the stream could not show.
+func (s *stream) Finish(ctx context.Context, c *cards.Card) { s.deliverRest(ctx, c) }
+
+func (s *stream) render(c *cards.Card) shown {
+	if !s.open {
+		return shown{skip: true}
+	}
+	// Once the turn is over its next frame carries the whole outcome, so a
+	// window that closed meanwhile no longer cuts the stream short.
+	return shown{StreamFrame: c.Stream(s.from, s.shown), windowClosed: s.windowClosed && !s.ended}
+}
+
+// emit writes a frame to the store. A body that outgrew the frame, or a
+// window that ended, finishes the stream; the rest is delivered at the end.
+func (s *stream) emit(ctx context.Context, f shown, final bool) {
+	if f.skip {
+		return
+	}
+	state, content := byte(frameRunning), f.Content
+	switch {
+	case f.MustFinish:
+		state = frameFinished
+		s.log.Info("answer outgrew the stream; the rest follows as separate messages")
+	case final:
+		state = frameFinished // the turn is over and everything fits
+	case f.windowClosed:
+		state = frameFinished
+		if !strings.HasSuffix(content, "\n\n") {
+			content += "\n\n"
+		}
+		content += textWindowClosed
+		s.log.Info("stream window closed; the rest follows as separate messages")
+	}
+	s.shown = f.BodyEnd
+	if state == frameFinished {
+		s.open = false
+		s.from = f.BodyEnd
+		if final && !f.MustFinish {
+			s.from = -1 // nothing left to deliver
+		}
+	}
+	saved, err := s.c.saveTurnFrame(ctx, s.t.To.Stream, owner(s.t.ChatType, s.t.Conversation, s.t.User), state, content)
+	switch {
+	case err != nil:
+		s.log.Warn("publish frame", "final", state == frameFinished, "err", err)
+	case !saved:
+		// Another replica finished this stream because this turn's lease
+		// lapsed: its card already tells the user to send the message
+		// again, so nothing more of this turn is shown or delivered.
+		s.log.Warn("stream was finished by another replica after this turn lost its lease; dropping the rest of the turn's output")
+		s.open = false
+		s.from = -1
+	}
+}
+
+// deliverRest sends what the stream could not show, once the turn is over,
+// as one message ending with the card's status. What that message cannot
+// carry, or all of it when it could not be sent, is kept for /more.
+func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
+	if s.from < 0 {
+		return
+	}
+	body := c.Body()
+	fr := c.Stream(s.from, 0) // a new message: nothing of it shown yet
+	d := Delivery{
+		Conversation: s.t.Conversation, User: s.t.User, StreamID: s.t.To.Stream, ReplyURL: s.t.To.URL,
+		More: fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],
+	}
+	if d.More {
+		d.Markdown += "\n\n" + textMoreHint
+	}
+	unread := fr.BodyEnd
+	if err := s.c.deliver.Deliver(ctx, d); err != nil {
+		s.log.Error("deliver continuation; not retried so nothing shows twice, kept for /more", "err", err)
+		unread = fr.BodyStart
+	}
+	if unread < len(body) {
+		if err := s.c.store.SaveRest(ctx, s.t.Conversation, s.t.Text, body, unread); err != nil {
+			s.log.Error("keep the rest of the answer for /more", "err", err)
+		}
+	}
+}
