@@ -28,6 +28,10 @@ type LogConfig struct {
 // ServerConfig is the server.* section.
 type ServerConfig struct {
 	Addr string `mapstructure:"addr"` // listen address of the HTTP server
+	// DrainTimeout is how long running turns may go on finishing after the
+	// first SIGTERM or SIGINT; what is still running then is cancelled and
+	// its message re-queued for another replica (or the restarted process).
+	DrainTimeout time.Duration `mapstructure:"drain_timeout"`
 }
 
 // RedisConfig is the redis.* section.
@@ -158,7 +162,7 @@ type PlaygroundConfig struct {
 func Default() *Config {
 	return &Config{
 		Log:    LogConfig{Level: "info", Format: "text"},
-		Server: ServerConfig{Addr: ":8080"},
+		Server: ServerConfig{Addr: ":8080", DrainTimeout: 2 * time.Minute},
 		Redis:  RedisConfig{Prefix: "wecodex:"},
 		WeCom: WeComConfig{
 			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", StreamWindow: 5*time.Minute + 30*time.Second},

@@ -99,6 +99,7 @@ func TestEnvOverridesEveryKindOfKey(t *testing.T) {
 	t.Setenv("WECODEX_WECOM_AIBOT_TOKEN", "tok") // absent from the file
 	t.Setenv("WECODEX_ACCESS_ALLOW_USERS", "alice, bob")
 	t.Setenv("WECODEX_AGENT_TURN_TIMEOUT", "5m")
+	t.Setenv("WECODEX_SERVER_DRAIN_TIMEOUT", "90s")
 	t.Setenv("WECODEX_AGENT_ACP_ENV", "OPENAI_API_KEY=k,Mixed=v=w")
 	t.Setenv("WECODEX_AGENT_CODEX_CONFIG", "model=gpt-5,model_providers.x.base_url=http://h/v1")
 	t.Setenv("WECODEX_PLAYGROUND_ENABLED", "true")
@@ -117,6 +118,9 @@ func TestEnvOverridesEveryKindOfKey(t *testing.T) {
 	}
 	if cfg.Agent.TurnTimeout != 5*time.Minute {
 		t.Errorf("turn_timeout = %v", cfg.Agent.TurnTimeout)
+	}
+	if cfg.Server.DrainTimeout != 90*time.Second {
+		t.Errorf("drain_timeout = %v", cfg.Server.DrainTimeout)
 	}
 	if want := map[string]string{"OPENAI_API_KEY": "k", "Mixed": "v=w"}; !reflect.DeepEqual(cfg.Agent.ACP.Env, want) {
 		t.Errorf("acp env = %q", cfg.Agent.ACP.Env)
@@ -305,7 +309,9 @@ func TestValidate(t *testing.T) {
 		}},
 		{"durations", func(c *Config) {
 			c.Agent.TurnTimeout, c.Cards.UpdateInterval, c.WeCom.AIBot.StreamWindow = 0, -time.Second, 7*time.Minute
+			c.Server.DrainTimeout = 0
 		}, []Problem{
+			{"server.drain_timeout", "must be a positive duration like 500ms or 30m, not 0s"},
 			{"wecom.aibot.stream_window", "must be at most 6m: WeCom stops asking for stream frames 6 minutes after the message"},
 			{"agent.turn_timeout", "must be a positive duration like 500ms or 30m, not 0s"},
 			{"cards.update_interval", "must be a positive duration like 500ms or 30m, not -1s"},

@@ -99,6 +99,8 @@ func (c *Config) Validate() error {
 			"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address", c.Server.Addr)
 	}
 
+	positive("server.drain_timeout", c.Server.DrainTimeout)
+
 	r := c.Redis
 	addrs := r.Addrs()
 	for _, a := range addrs {

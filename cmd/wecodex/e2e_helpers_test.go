@@ -41,6 +41,8 @@ type e2e struct {
 	urls      *wecomtest.ResponseURLServer
 	workspace string
 	acp       bool // agent.kind acp (wecodex codex-acp) instead of codex
+	// drainTimeout is server.drain_timeout; empty means the default (2m).
+	drainTimeout string
 }
 
 func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
@@ -66,8 +68,13 @@ func (e *e2e) config(path, streamWindow string) string {
 		// same file for agent.codex.
 		agent = fmt.Sprintf("kind: acp\n  acp:\n    command: [%q, codex-acp, --config, %q]", wecodexBin, path)
 	}
+	drain := e.drainTimeout
+	if drain == "" {
+		drain = "2m"
+	}
 	return fmt.Sprintf(`server:
   addr: 127.0.0.1:0
+  drain_timeout: %s
 log:
   format: json
 redis:
@@ -91,7 +98,7 @@ access:
   allow_users: [alice]
 cards:
   update_interval: 50ms
-`, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace)
+`, drain, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace)
 }
 
 // botProc is one running `wecodex serve` process and a WeCom simulator aimed at it.
@@ -103,18 +110,78 @@ type botProc struct {
 
 	stopOnce sync.Once
 	stopFn   func()
+	exited   chan struct{} // closed once the process has been waited for
 	exit     int
 }
 
 type logLines struct {
-	mu    sync.Mutex
-	lines []map[string]any
+	mu      sync.Mutex
+	lines   []map[string]any
+	changed chan struct{} // closed and replaced on every add
 }
 
 func (l *logLines) add(rec map[string]any) {
 	l.mu.Lock()
 	l.lines = append(l.lines, rec)
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	l.mu.Unlock()
+}
+
+// find returns the lines for which match is true, in order, and a channel
+// closed when the next line arrives.
+func (l *logLines) find(match func(map[string]any) bool) ([]map[string]any, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, r := range l.lines {
+		if match(r) {
+			out = append(out, r)
+		}
+	}
+	if l.changed == nil {
+		l.changed = make(chan struct{})
+	}
+	return out, l.changed
+}
+
+// withMsg returns the lines whose msg is msg and whose attrs include every
+// key and value of attrs.
+func (l *logLines) withMsg(msg string, attrs map[string]any) []map[string]any {
+	got, _ := l.find(matchLine(msg, attrs))
+	return got
+}
+
+// waitFor waits until a line with msg and attrs is logged, and returns it.
+func (l *logLines) waitFor(t *testing.T, ctx context.Context, msg string, attrs map[string]any) map[string]any {
+	t.Helper()
+	for {
+		got, changed := l.find(matchLine(msg, attrs))
+		if len(got) > 0 {
+			return got[0]
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no log line %q %v; logs:\n%s", msg, attrs, l)
+		}
+	}
+}
+
+func matchLine(msg string, attrs map[string]any) func(map[string]any) bool {
+	return func(r map[string]any) bool {
+		if r["msg"] != msg {
+			return false
+		}
+		for k, v := range attrs {
+			if r[k] != v {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 func (l *logLines) String() string {
@@ -162,7 +229,7 @@ func serveWithEnv(t *testing.T, cfg string, env []string, urls *wecomtest.Respon
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &botProc{cmd: cmd, logs: &logLines{}}
+	b := &botProc{cmd: cmd, logs: &logLines{}, exited: make(chan struct{})}
 	listening := make(chan string, 1)
 	drained := make(chan struct{})
 	go func() {
@@ -195,32 +262,52 @@ func serveWithEnv(t *testing.T, cfg string, env []string, urls *wecomtest.Respon
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopWait := func() {
+	go func() {
 		<-drained
 		_ = cmd.Wait()
-	}
+		b.exit = cmd.ProcessState.ExitCode()
+		close(b.exited)
+	}()
 	b.stopFn = func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { stopWait(); close(done) }()
 		select {
-		case <-done:
+		case <-b.exited:
 		case <-time.After(30 * time.Second):
 			t.Errorf("serve did not stop within 30s of SIGTERM; killing it")
 			killChildGroups(cmd.Process.Pid)
 			_ = cmd.Process.Kill()
-			<-done
+			<-b.exited
 		}
-		b.exit = cmd.ProcessState.ExitCode()
 	}
 	t.Cleanup(func() { b.stop() })
 	return b
 }
 
 // stop sends SIGTERM and waits for the process; it returns the exit code.
+// A process that was already signalled takes this as its second signal.
 func (b *botProc) stop() int {
 	b.stopOnce.Do(b.stopFn)
 	return b.exit
+}
+
+// signal sends sig to the process and returns at once.
+func (b *botProc) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := b.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("send %v to serve: %v", sig, err)
+	}
+}
+
+// waitExit waits until the process exits by itself and returns its exit code.
+func (b *botProc) waitExit(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	select {
+	case <-b.exited:
+		return b.exit
+	case <-ctx.Done():
+		t.Fatalf("serve did not exit; logs:\n%s", b.logs)
+		return -1
+	}
 }
 
 // appServerGroups returns the process groups of the serve process's
