@@ -114,3 +114,17 @@ type Presenter interface {
 	Ended()
 	Finish(ctx context.Context, c *cards.Card)
 }
+
+// Requeuer is a Presenter that can hand its reply back to waiting, for a
+// turn the shutdown cuts short whose message is queued again: after
+// Requeue(text) every snapshot still to be shown, the final one included,
+// shows text as a waiting reply instead of the card, so the re-run, on
+// whichever replica, presents on the same reply. Requeued, once the final
+// snapshot was shown, reports whether the reply now shows text; false (the
+// reply had already finished, say because a platform window closed) means
+// the re-run could not show there, and the turn ends as cancelled instead.
+// A Presenter that is not a Requeuer always ends such a turn cancelled.
+type Requeuer interface {
+	Requeue(text string)
+	Requeued() bool
+}

@@ -139,8 +139,10 @@ func (e *Engine) Receive(ctx context.Context, m Message) (Receipt, error) {
 // Run starts turns until ctx ends: it takes conversations with waiting
 // messages (woken by Receive, or found by a poll), keeps this replica's
 // heartbeat and listens for /stop requests from other replicas. When ctx
-// ends, running turns are cancelled, their cards say so, their leases are
-// released, and Run returns once every turn has finished.
+// ends, running turns are cancelled and their messages queued again, first
+// in line, for whichever replica takes the conversation next (their replies
+// say so), and Run returns once every turn has finished. Drain stops it
+// taking turns before that.
 func (e *Engine) Run(ctx context.Context) error { return e.sched.run(ctx) }
 
 // Sink returns the sink of the turn running in session id on this replica,

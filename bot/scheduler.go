@@ -30,15 +30,19 @@ type scheduler struct {
 	log      *slog.Logger
 	wakeups  chan string
 
-	mu      sync.Mutex
-	runCtx  context.Context    // set while run runs
-	wg      sync.WaitGroup     // workers started by run
-	workers map[string]*worker // conversation → worker on this replica
+	drainState
+
+	mu         sync.Mutex
+	runCtx     context.Context    // set while run runs
+	handedOver bool               // run stopped taking turns for Drain
+	wg         sync.WaitGroup     // workers started by run
+	workers    map[string]*worker // conversation → worker on this replica
 }
 
 func newScheduler(cfg Config, st SchedulerStore, r *turnRunner, cs *channels, log *slog.Logger) *scheduler {
 	return &scheduler{cfg: cfg, store: st, runner: r, channels: cs, log: log,
-		wakeups: make(chan string, 256), workers: make(map[string]*worker)}
+		wakeups: make(chan string, 256), workers: make(map[string]*worker),
+		drainState: drainState{drain: make(chan struct{}), idle: make(chan struct{})}}
 }
 
 // worker runs the turns of one conversation on this replica while it holds
@@ -92,10 +96,16 @@ func (s *scheduler) run(ctx context.Context) error {
 	defer poll.Stop()
 	beat := time.NewTicker(s.cfg.HeartbeatTTL / 3)
 	defer beat.Stop()
-	s.pollPending(ctx)
+	if !s.draining() {
+		s.pollPending(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-s.drain:
+			s.handOver()
+			<-ctx.Done()
 			return nil
 		case conv := <-s.wakeups:
 			s.tryStart(ctx, conv)
@@ -111,6 +121,7 @@ func (s *scheduler) run(ctx context.Context) error {
 // other replicas take its conversations without waiting for it to expire.
 func (s *scheduler) retire() {
 	s.wg.Wait()
+	defer s.idleOnce.Do(func() { close(s.idle) })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := s.store.Heartbeat(ctx, s.cfg.Replica, 0); err != nil {
@@ -188,6 +199,9 @@ func (s *scheduler) checkStop(conv string) {
 // no replica, or a replica whose heartbeat stopped (affinity: the agent's
 // thread lives with the replica that ran it).
 func (s *scheduler) tryStart(ctx context.Context, conv string) {
+	if s.draining() {
+		return // run may read a wakeup before it sees the drain
+	}
 	s.mu.Lock()
 	_, busy := s.workers[conv]
 	s.mu.Unlock()
@@ -237,11 +251,7 @@ func (s *scheduler) tryStart(ctx context.Context, conv string) {
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.workers, conv)
-			s.mu.Unlock()
-		}()
+		defer s.workerDone(conv)
 		s.work(run, w, item, takeover)
 	}()
 }
@@ -266,11 +276,14 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 			s.runner.refuseLegacy(ctx, q)
 		default:
 			s.showPositions(ctx, w.conv)
-			s.runner.run(ctx, w, q, takeover)
+			if cut := s.runner.run(ctx, w, q, takeover); cut {
+				s.requeue(ctx, log, w, q)
+				return
+			}
 			takeover = false
 		}
-		if ctx.Err() != nil {
-			break
+		if ctx.Err() != nil || s.draining() {
+			break // the rest of the queue is for another replica
 		}
 		next, held, err := s.store.NextTurn(ctx, w.conv, w.token, s.cfg.LeaseTTL)
 		if err != nil {
@@ -283,12 +296,31 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 		}
 		item = next
 	}
-	// Stopping early (shutdown, store error): hand the queue to whoever comes
-	// next without making it wait for the lease to expire.
+	// Stopping early (drain, shutdown, store error): hand the queue to
+	// whoever comes next without making it wait for the lease to expire.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if _, err := s.store.ReleaseLease(rctx, w.conv, w.token); err != nil {
 		log.Warn("release lease", "err", err)
+	}
+}
+
+// requeue hands the message of a turn the shutdown cut short back to the
+// queue, first in line, and frees the lease: its reply already says it will
+// run again. When the store cannot do it, the lease lapses and the replica
+// that takes over finds the turn orphaned and fails its card instead: the
+// message is never run twice at once nor silently dropped.
+func (s *scheduler) requeue(ctx context.Context, log *slog.Logger, w *worker, q queued) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	ok, err := s.store.RequeueTurn(rctx, w.conv, w.token)
+	switch {
+	case err != nil:
+		log.Error("re-queue a turn cut short by the shutdown; its lease will lapse", "msgid", q.MsgID, "stream", q.StreamID, "err", err)
+	case !ok:
+		log.Warn("could not re-queue a turn cut short by the shutdown: the lease was lost", "msgid", q.MsgID, "stream", q.StreamID)
+	default:
+		log.Info("re-queued a turn cut short by the shutdown", "msgid", q.MsgID, "stream", q.StreamID)
 	}
 }
 

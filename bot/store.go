@@ -89,6 +89,11 @@ type Leases interface {
 	// token no longer holds it; stop is true when /stop asked this turn to
 	// end.
 	RenewLease(ctx context.Context, conv string, token int64, ttl time.Duration) (held, stop bool, err error)
+	// RequeueTurn puts the item the holder of token is running back at the
+	// head of the queue and frees the lease, in one step, so the next replica
+	// to take the conversation runs it again first. requeued is false when
+	// token no longer holds the lease or nothing was recorded running.
+	RequeueTurn(ctx context.Context, conv string, token int64) (requeued bool, err error)
 	// ReleaseLease frees the lease, and forgets the running item, if token
 	// still holds it.
 	ReleaseLease(ctx context.Context, conv string, token int64) (released bool, err error)

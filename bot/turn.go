@@ -16,7 +16,12 @@ import (
 )
 
 const (
-	textShutdown   = "Stopped: the bot is shutting down. Send the message again to retry."
+	// textShutdown ends a turn the shutdown cut short whose reply cannot show
+	// a re-run (see Requeuer).
+	textShutdown = "Stopped: the bot is shutting down. Send the message again to retry."
+	// textRequeued is the reply of a turn the shutdown cut short and queued
+	// again.
+	textRequeued   = "⏳ The server running this turn is restarting: the message is queued again and starts over on another server in a moment."
 	textStopNotice = "Stopped with /stop."
 	textLeaseLost  = "another server took over this conversation"
 )
@@ -51,13 +56,15 @@ func (r *turnRunner) newCard(ch Channel, q queued) *cards.Card {
 	return cards.New(append(opts, ch.CardOptions()...)...)
 }
 
-// run runs q as a turn and presents its card on q's channel.
-func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool) {
+// run runs q as a turn and presents its card on q's channel. cut is true
+// when the end of ctx (the engine shutting down) cut the turn short and its
+// reply now says the message runs again: the caller queues it again.
+func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool) (cut bool) {
 	log := r.log.With("conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
 	ch, ok := r.channels.of(q.Channel)
 	if !ok {
 		log.Error("drop queued message", "err", errNoChannel(q))
-		return
+		return false
 	}
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
@@ -79,13 +86,41 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	w.setCancel(nil)
 	pres.Ended()
 
+	if ctx.Err() != nil && !endedOnItsOwn(stopReason, err) {
+		if rq, ok := pres.(Requeuer); ok {
+			rq.Requeue(textRequeued)
+			pub.Close()
+			if rq.Requeued() {
+				log.Info("turn ended", "status", "re-queued")
+				return true
+			}
+			// The reply had finished: the card's end goes out as usual.
+			card.Notice(string(acpbridge.NoticeWarning), textShutdown)
+			card.SetStatus(cards.Status{State: cards.StateCancelled})
+			log.Info("turn ended", "status", card.Status().String())
+			r.finish(saveCtx, pres, card)
+			return false
+		}
+	}
 	status := r.outcome(ctx, timed, sink, stopReason, err)
 	log.Info("turn ended", "status", status.String())
 	pub.SetStatus(status)
 	pub.Close()
-	dctx, cancel := context.WithTimeout(saveCtx, 30*time.Second)
+	r.finish(saveCtx, pres, card)
+	return false
+}
+
+// finish hands the ended turn's card to its presenter, bounded.
+func (r *turnRunner) finish(ctx context.Context, pres Presenter, card *cards.Card) {
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	pres.Finish(dctx, card)
+}
+
+// endedOnItsOwn reports whether the agent finished the turn, whatever raced
+// it.
+func endedOnItsOwn(stop acp.StopReason, err error) bool {
+	return err == nil && stop != acp.StopReasonCancelled
 }
 
 // prompt opens the conversation's session and runs the turn in it.
@@ -132,8 +167,8 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 // outcome is the card status for how the turn ended, naming why it was cut
 // short when the engine cut it.
 func (r *turnRunner) outcome(runCtx, turnCtx context.Context, sink cardSink, stop acp.StopReason, err error) cards.Status {
-	if err == nil && stop != acp.StopReasonCancelled {
-		return cards.Finished(stop, nil) // it ended on its own, whatever raced it
+	if endedOnItsOwn(stop, err) {
+		return cards.Finished(stop, nil)
 	}
 	cause := context.Cause(turnCtx)
 	switch {

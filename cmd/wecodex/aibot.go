@@ -144,8 +144,24 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms a
 	}
 }
 
-// stop ends the engine (running turns are cancelled and their cards say so),
-// then closes the agent.
+// drain stops the engine taking turns and waits, up to timeout or until now
+// ends (a second signal), for its running turns to finish.
+func (a *aibot) drain(now context.Context, timeout time.Duration) {
+	a.log.Info("draining", "timeout", timeout.String(), "stop_now", "send SIGTERM or SIGINT again")
+	ctx, cancel := context.WithTimeout(now, timeout)
+	defer cancel()
+	switch err := a.engine.Drain(ctx); {
+	case err == nil:
+		a.log.Info("drained")
+	case now.Err() != nil:
+		a.log.Warn("second signal: stopping now; re-queueing the turns still running")
+	default:
+		a.log.Warn("drain timed out; cancelling the turns still running and re-queueing their messages", "timeout", timeout.String())
+	}
+}
+
+// stop ends the engine (turns still running are cancelled and their messages
+// queued again; their cards say so), then closes the agent.
 func (a *aibot) stop() {
 	a.stopRun()
 	t := time.NewTimer(engineStopTimeout)

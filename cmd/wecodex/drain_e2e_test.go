@@ -66,7 +66,7 @@ func TestE2EDrainFinishesTurnsAndHandsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last, seen := follow(t, ctx, b.sim, bob2.ID); last.Content != "Bob's second answer." {
+	if last, seen := follow(t, ctx, b.sim, bob2.ID); !onOtherReplica(last.Content, "Bob's second answer.") {
 		t.Fatalf("bob's second turn, while A drains:\n%s\nframes seen: %q", last.Content, seen)
 	}
 
@@ -75,7 +75,7 @@ func TestE2EDrainFinishesTurnsAndHandsOver(t *testing.T) {
 	if want := "<think>\nWorking on it.\n</think>\n\nThe whole first answer, every word of it."; last.Content != want {
 		t.Fatalf("the turn running at SIGTERM:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
 	}
-	if last, seen := follow(t, ctx, b.sim, alice2.ID); last.Content != "The queued answer." {
+	if last, seen := follow(t, ctx, b.sim, alice2.ID); !onOtherReplica(last.Content, "The queued answer.") {
 		t.Fatalf("the queued turn:\n%s\nframes seen: %q", last.Content, seen)
 	}
 	if code := a.waitExit(t, ctx); code != 0 {
@@ -193,6 +193,18 @@ func TestE2ESecondSignalStopsAtOnce(t *testing.T) {
 	if n := len(e.h.Server.ModelRequests()); n != 1 {
 		t.Fatalf("model saw %d requests, want 1", n)
 	}
+}
+
+// onOtherReplica reports whether a card of a turn moved to another replica
+// is exactly answer, or exactly answer after the note that the earlier
+// session could not be resumed. Both happen with the shared CODEX_HOME:
+// Codex refuses to resume a thread while the draining replica's app-server
+// still has it loaded ("already has an active writer"), and resumes it once
+// that app-server has closed, which races the other replica taking the
+// message.
+func onOtherReplica(card, answer string) bool {
+	const note = "<think>\n⚠️ This conversation moved to another server, which cannot resume the earlier session: this turn starts a fresh session (earlier context is not available).\n</think>\n\n"
+	return card == answer || card == note+answer
 }
 
 // storedFrame reads a stream's frame from Redis, where every replica would

@@ -95,7 +95,7 @@ agent:
   workspace_root: %q
   turn_timeout: 2m
 access:
-  allow_users: [alice]
+  allow_users: [alice, bob]
 cards:
   update_interval: 50ms
 `, drain, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace)

@@ -34,6 +34,8 @@ type serverDeps struct {
 	// on (Codex: bubblewrap missing, unknown model metadata); nil when the
 	// agent reports none.
 	AgentWarnings func() []string
+	// Draining reports whether the server is shutting down (nil: never).
+	Draining func() bool
 }
 
 // newHandler builds the server's routes. The mux is returned so routes that
@@ -111,6 +113,9 @@ func (h *readiness) check(ctx context.Context) (map[string]string, error) {
 	}
 	if p := h.agentProblem(); p != "" {
 		problems["agent"] = p
+	}
+	if h.deps.Draining != nil && h.deps.Draining() {
+		problems["draining"] = "this server is shutting down: it finishes its running turns and takes no new ones; the other replicas take its messages"
 	}
 	if len(problems) == 0 {
 		return nil, nil

@@ -11,11 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wecodex/wecodex/configs"
@@ -33,9 +30,9 @@ func cmdServe(args []string, stderr io.Writer) int {
 	}
 	log := newLogger(lc.Log, stderr)
 	logWarnings(log, lc.path, lc.warnings)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := serve(ctx, lc.Config, log); err != nil {
+	sd, release := notifyShutdown(log)
+	defer release()
+	if err := serve(sd, lc.Config, log); err != nil {
 		log.Error("serve failed", "err", err)
 		return exitError
 	}
@@ -52,8 +49,10 @@ const (
 	idleTimeout       = 2 * time.Minute
 )
 
-// serve runs the HTTP server until ctx ends, then shuts down gracefully.
-func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
+// serve runs the HTTP server until sd.drain ends, then drains the engine
+// (see aibot.drain) while still answering callbacks, and shuts down.
+func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
+	ctx := sd.drain
 	cfg, err := withPlaygroundCredentials(cfg, log)
 	if err != nil {
 		return err
@@ -79,6 +78,8 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 		Redis:    st,
 		LookPath: exec.LookPath,
 		Log:      log,
+		// Draining: the load balancer should send callbacks elsewhere.
+		Draining: func() bool { return ctx.Err() != nil },
 	}
 	var channel *aibot
 	if cfg.AIBotWebhook() {
@@ -130,6 +131,11 @@ func serve(ctx context.Context, cfg *configs.Config, log *slog.Logger) error {
 	case err := <-served:
 		return fmt.Errorf("serve http: %w", err)
 	case <-ctx.Done():
+	}
+	// Callbacks that still arrive while the turns finish are answered and
+	// queued for the other replicas.
+	if channel != nil {
+		channel.drain(sd.now, cfg.Server.DrainTimeout)
 	}
 
 	log.Info("shutting down", "timeout", shutdownTimeout.String())

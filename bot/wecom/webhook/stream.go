@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/cards"
@@ -39,7 +40,19 @@ type stream struct {
 	shown        int
 	ended        bool
 	windowClosed bool
+	// requeueText, once set (Requeue), replaces every frame still to come;
+	// requeued records that it reached the store with the stream open.
+	requeueText atomic.Pointer[string]
+	requeued    bool
 }
+
+// Requeue makes the frames still to come, the final one included, the
+// waiting frame text: the stream stays open for the re-run of the message.
+func (s *stream) Requeue(text string) { s.requeueText.Store(&text) }
+
+// Requeued reports whether the stream shows the re-queued text and is
+// still open. Call it after the final frame.
+func (s *stream) Requeued() bool { return s.requeued }
 
 // Start watches the stream window of the turn.
 func (s *stream) Start(card bot.CardControl) {
@@ -80,6 +93,10 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 	if f.skip {
 		return
 	}
+	if text := s.requeueText.Load(); text != nil {
+		s.emitRequeued(ctx, *text)
+		return
+	}
 	state, content := byte(frameRunning), f.Content
 	switch {
 	case f.MustFinish:
@@ -117,6 +134,25 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 	}
 }
 
+// emitRequeued writes text as a waiting frame, so the stream stays open and
+// the re-run, on whichever replica, writes its frames there. Nothing more of
+// this run is shown or delivered.
+func (s *stream) emitRequeued(ctx context.Context, text string) {
+	s.open = false
+	s.from = -1
+	saved, err := s.c.saveTurnFrame(ctx, s.t.To.Stream, owner(s.t.ChatType, s.t.Conversation, s.t.User), frameWaiting, text)
+	switch {
+	case err != nil:
+		// The message is queued again all the same; the re-run's frames
+		// replace this run's last one.
+		s.log.Warn("publish re-queued frame", "err", err)
+	case !saved:
+		s.log.Warn("stream was finished by another replica; the message is not re-queued")
+		return
+	}
+	s.requeued = true
+}
+
 // deliverRest sends what the stream could not show, once the turn is over,
 // as one message ending with the card's status. What that message cannot
 // carry, or all of it when it could not be sent, is kept for /more.
@@ -144,3 +180,6 @@ func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 		}
 	}
 }
+
+// A stream can hand its reply back to waiting for a re-queued message.
+var _ bot.Requeuer = (*stream)(nil)
