@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,10 @@ import (
 )
 
 // Rolling deploys: SIGTERM drains a replica instead of cancelling its turns.
+
+// handedOver is the engine's line once it takes no new turns and its
+// heartbeat is gone.
+const handedOver = "handed over: taking no new turns; other replicas take this replica's conversations"
 
 // requeued is the whole frame of a message whose turn a shutting-down
 // replica cancelled and queued again.
@@ -60,8 +66,15 @@ func TestE2EDrainFinishesTurnsAndHandsOver(t *testing.T) {
 	}
 
 	a.signal(t, syscall.SIGTERM)
-	a.logs.waitFor(t, ctx, "draining", nil)
-	// A still answers callbacks while it drains; the message waits for B.
+	a.logs.waitFor(t, ctx, handedOver, nil)
+	// Draining, A tells the load balancer to go elsewhere...
+	code, body := get(t, a.base+"/readyz")
+	var ready readyzBody
+	if err := json.Unmarshal([]byte(body), &ready); err != nil || code != 503 || ready.Ready ||
+		!maps.Equal(ready.Problems, map[string]string{"draining": "this server is shutting down: it finishes its running turns and takes no new ones; the other replicas take its messages"}) {
+		t.Fatalf("/readyz while draining: %d %s (%v)", code, body, err)
+	}
+	// ...but still answers callbacks; the message waits for B.
 	bob2, err := a.sim.Send(ctx, wecomtest.Message{From: "bob", Text: "bob two"})
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +192,7 @@ func TestE2ESecondSignalStopsAtOnce(t *testing.T) {
 	s := sendUntilGate(t, ctx, a.sim, wecomtest.Message{From: "alice", Text: "a long task"}, gate)
 	waitForFrame(t, ctx, a.sim, s.ID, "Working on it.")
 	a.signal(t, syscall.SIGTERM)
-	a.logs.waitFor(t, ctx, "draining", nil)
+	a.logs.waitFor(t, ctx, handedOver, nil)
 	a.signal(t, syscall.SIGINT)
 	if code := a.waitExit(t, ctx); code != 0 {
 		t.Fatalf("serve exited %d after the second signal; logs:\n%s", code, a.logs)
