@@ -30,7 +30,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	}
 	log := newLogger(lc.Log, stderr)
 	logWarnings(log, lc.path, lc.warnings)
-	sd, release := notifyShutdown(log)
+	sd, release := notifyShutdown()
 	defer release()
 	if err := serve(sd, lc.Config, log); err != nil {
 		log.Error("serve failed", "err", err)

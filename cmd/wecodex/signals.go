@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,8 +17,9 @@ type shutdown struct {
 }
 
 // notifyShutdown turns SIGTERM and SIGINT into a shutdown; release stops
-// listening.
-func notifyShutdown(log *slog.Logger) (shutdown, func()) {
+// listening. What each signal does is logged where it is done (serve's
+// drain and shutdown lines).
+func notifyShutdown() (shutdown, func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	drain, endDrain := context.WithCancel(context.Background())
@@ -31,8 +31,7 @@ func notifyShutdown(log *slog.Logger) (shutdown, func()) {
 			select {
 			case <-done:
 				return
-			case sig := <-ch:
-				log.Info("signal", "signal", sig.String(), "first", first)
+			case <-ch:
 				if !first {
 					endNow()
 					return
