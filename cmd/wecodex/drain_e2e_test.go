@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"maps"
 	"strings"
@@ -79,6 +80,10 @@ func TestE2EDrainFinishesTurnsAndHandsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One WeCom: B's refreshes come from each message's sender.
+	for _, s := range []*wecomsim.Stream{alice1, alice2, bob2} {
+		b.sim.Adopt(s)
+	}
 	if last, seen := follow(t, ctx, b.sim, bob2.ID); !onOtherReplica(last.Content, "Bob's second answer.") {
 		t.Fatalf("bob's second turn, while A drains:\n%s\nframes seen: %q", last.Content, seen)
 	}
@@ -155,6 +160,7 @@ func TestE2EDrainTimeoutRequeues(t *testing.T) {
 		t.Fatalf("card after the drain: %q, want %q", got, requeued)
 	}
 	restarted := e.serve(t, "5m30s")
+	restarted.sim.Adopt(s)
 	last, seen := follow(t, ctx, restarted.sim, s.ID)
 	if want := "<think>\nStarting over.\n</think>\n\nFinished after the restart."; last.Content != want {
 		t.Fatalf("re-run turn:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
@@ -221,19 +227,24 @@ func onOtherReplica(card, answer string) bool {
 }
 
 // storedFrame reads a stream's frame from Redis, where every replica would
-// answer WeCom's refresh from, while no serve process runs: it must be a
-// frame still open (state byte 'W', waiting), so WeCom keeps refreshing
-// until a replica runs the message again.
+// answer WeCom's refresh from, while no serve process runs. It must be a
+// frame still open (state 'W', waiting), so WeCom keeps refreshing until a
+// replica runs the message again. The layout is the engine's (bot/frame.go):
+// state, 0x01, uvarint owner length, owner, content.
 func storedFrame(t *testing.T, e *e2e, streamID string) string {
 	t.Helper()
 	b, ok, err := testenv.OpenStore(t, e.prefix).LoadFrame(context.Background(), streamID)
 	if err != nil || !ok {
 		t.Fatalf("load frame of %s: %v (found %v)", streamID, err, ok)
 	}
-	if len(b) == 0 || b[0] != 'W' {
+	if len(b) < 2 || b[0] != 'W' || b[1] != 0x01 {
 		t.Fatalf("stored frame of %s is %q, want a waiting frame ('W')", streamID, b)
 	}
-	return string(b[1:])
+	n, k := binary.Uvarint(b[2:])
+	if k <= 0 || int(n) > len(b)-2-k {
+		t.Fatalf("stored frame of %s has a bad owner record: %q", streamID, b)
+	}
+	return string(b[2+k+int(n):])
 }
 
 // assertEachPromptOnce checks the model saw exactly these prompts, each once.
