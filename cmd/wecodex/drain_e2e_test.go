@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wecodex/wecodex/internal/wecomtest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 // Rolling deploys: SIGTERM drains a replica instead of cancelling its turns.
@@ -81,7 +81,7 @@ func TestE2EDrainFinishesTurnsAndHandsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One WeCom: B's refreshes come from each message's sender.
-	for _, s := range []*wecomsim.Stream{alice1, alice2, bob2} {
+	for _, s := range []*wecomtest.Stream{alice1, alice2, bob2} {
 		b.sim.Adopt(s)
 	}
 	if last, seen := follow(t, ctx, b.sim, bob2.ID); !onOtherReplica(last.Content, "Bob's second answer.") {
