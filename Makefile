@@ -4,6 +4,7 @@
 CODEX_VERSION    := 0.171.0
 CODEX_ACP_VERSION := 2.6.0
 ZED_CODEX_ACP_VERSION := 0.16.0
+AIBOT_SDK_VERSION := 1.0.7
 STATICCHECK      := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TOOLS            := $(CURDIR)/.tools
 CODEX_BIN        := $(TOOLS)/codex/node_modules/.bin/codex
@@ -11,6 +12,9 @@ CODEX_ACP_BIN    := $(TOOLS)/codex-acp/node_modules/.bin/codex-acp
 # The Rust agent's own binary (its npm wrapper only spawns it), from the
 # platform package npm installs beside it.
 ZED_CODEX_ACP_BIN := $(TOOLS)/zed-codex-acp/node_modules/.bin/codex-acp-linux-x64
+# The official WeCom AI-bot SDK, the ground-truth client the fake
+# long-connection server (internal/wecomtest) is checked against.
+AIBOT_SDK_DIR    := $(TOOLS)/aibot-sdk/node_modules/@wecom/aibot-node-sdk
 CONFIG           ?= configs/wecodex.yaml
 CHROMIUM         := /usr/bin/chromium
 SUDO             := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -20,6 +24,7 @@ export WECODEX_TEST_CODEX_BIN := $(CODEX_BIN)
 export WECODEX_TEST_CODEX_ACP_BIN := $(CODEX_ACP_BIN)
 export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
+export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 
 .PHONY: all build run demo test bench bench-bridge load lint tools clean
 
@@ -28,7 +33,7 @@ all: build
 build:
 	go build -o bin/wecodex ./cmd/wecodex
 
-tools: $(CODEX_BIN) $(CODEX_ACP_BIN) $(ZED_CODEX_ACP_BIN)
+tools: $(CODEX_BIN) $(CODEX_ACP_BIN) $(ZED_CODEX_ACP_BIN) $(AIBOT_SDK_DIR)
 
 # npm_install DIR PACKAGE@VERSION: a pinned npm package in its own ignored folder.
 define npm_install
@@ -49,6 +54,9 @@ $(CODEX_ACP_BIN):
 # external-agent tests run.
 $(ZED_CODEX_ACP_BIN):
 	$(call npm_install,$(TOOLS)/zed-codex-acp,@zed-industries/codex-acp@$(ZED_CODEX_ACP_VERSION))
+
+$(AIBOT_SDK_DIR):
+	$(call npm_install,$(TOOLS)/aibot-sdk,@wecom/aibot-node-sdk@$(AIBOT_SDK_VERSION))
 
 # Debian's Chromium for the playground's browser tests (and an emoji font so
 # screenshots show the status icons).
