@@ -72,6 +72,7 @@ type LongConnServer struct {
 	log      []Record
 	changed  chan struct{} // closed and replaced whenever log changes
 	maxSubs  int
+	refuse   int // upgrades still to refuse
 	closed   bool
 }
 
@@ -188,7 +189,26 @@ type fakeConn struct {
 	kicked     bool
 }
 
+// Refuse makes the next n connection attempts fail with 503, as an
+// unreachable or overloaded WeCom would.
+func (s *LongConnServer) Refuse(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = n
+}
+
 func (s *LongConnServer) serveWS(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	refuse := s.refuse > 0
+	if refuse {
+		s.refuse--
+		s.recordLocked(Record{Kind: KindRefused})
+	}
+	s.mu.Unlock()
+	if refuse {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return

@@ -17,6 +17,7 @@ const (
 	KindAck     RecordKind = "ack"     // the server sent the ack of a request
 	KindPush    RecordKind = "push"    // the server pushed a callback
 	KindBad     RecordKind = "bad"     // the client sent a frame that is not a request
+	KindRefused RecordKind = "refused" // a connection attempt was refused (Refuse)
 )
 
 // Record is one thing the server saw or did, in the order it happened.
