@@ -46,6 +46,16 @@ const (
 	// RestTTL: the part of a long answer no reply could carry waits this long
 	// for the user's /more.
 	RestTTL = 24 * time.Hour
+	// HolderTTL: the long connection's holder lease. A holder closes its
+	// connection before the lease could lapse, and a standby takes it this
+	// soon after the holder died.
+	HolderTTL = 9 * time.Second
+	// HolderRenewEvery is how often the holder renews (and a standby tries).
+	HolderRenewEvery = HolderTTL / 3
+	// LongConnStreamTTL: the newest frame of a stream pushed through the long
+	// connection, kept so a new holder can re-push it; each frame renews it,
+	// and a turn changes its card far more often than this.
+	LongConnStreamTTL = time.Hour
 	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
 	// token is refreshed before WeCom stops accepting it.
 	AppTokenMargin = 5 * time.Minute
@@ -140,6 +150,31 @@ func (k Keys) AppToken(corpID, agentID string) string {
 // Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
 // its own keys (and sets their TTLs) for the app's access token.
 func (k Keys) Cache(name string) string { return k.prefix + "cache:" + name }
+
+// Holder is the long connection's holder lease for a bot: a hash {token,
+// replica}. TTL HolderTTL, renewed every HolderRenewEvery.
+func (k Keys) Holder(botID string) string { return k.longconn(botID) + ":holder" }
+
+// HolderFence is the bot's holder fencing counter: each new holder takes the
+// next value. TTL FenceTTL.
+func (k Keys) HolderFence(botID string) string { return k.longconn(botID) + ":fence" }
+
+// LongConnStream holds the newest frame of one reply stream (by the
+// callback's req_id) for the holder to push. TTL LongConnStreamTTL.
+func (k Keys) LongConnStream(botID, reqID string) string {
+	return k.longconn(botID) + ":stream:" + reqID
+}
+
+// LongConnStreams is the set of req_ids whose stream has not finished, which
+// a new holder re-pushes. TTL LongConnStreamTTL, renewed on each add.
+func (k Keys) LongConnStreams(botID string) string { return k.longconn(botID) + ":streams" }
+
+// LongConnFrames is the pub/sub channel on which a new frame's req_id is
+// announced to the holder.
+func (k Keys) LongConnFrames(botID string) string { return k.prefix + "longconn:" + botID + ":frames" }
+
+// longconn is the part a bot's long-connection keys share, hash tag included.
+func (k Keys) longconn(botID string) string { return k.prefix + "{longconn:" + botID + "}" }
 
 // conv is the part every per-conversation key shares, hash tag included.
 func (k Keys) conv(convID string) string { return k.prefix + "{conv:" + convID + "}" }

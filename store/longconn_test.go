@@ -1,0 +1,74 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/store"
+)
+
+func TestLongConnKeysShareAHashTag(t *testing.T) {
+	k := store.NewKeys("wx:")
+	for _, tc := range []struct{ got, want string }{
+		{k.Holder("aib1"), "wx:{longconn:aib1}:holder"},
+		{k.HolderFence("aib1"), "wx:{longconn:aib1}:fence"},
+		{k.LongConnStream("aib1", "REQ_1"), "wx:{longconn:aib1}:stream:REQ_1"},
+		{k.LongConnStreams("aib1"), "wx:{longconn:aib1}:streams"},
+		{k.LongConnFrames("aib1"), "wx:longconn:aib1:frames"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("key %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestHolderLeaseFencing: one holder at a time; a lapsed holder's token is
+// refused after another took the lease, even for ending a stream.
+func TestHolderLeaseFencing(t *testing.T) {
+	prefix := testenv.Prefix(t, "holder")
+	a, b := testenv.OpenStore(t, prefix), testenv.OpenStore(t, prefix)
+	ctx := context.Background()
+	ta, err := a.AcquireHolder(ctx, "aib1", "A", time.Minute)
+	if err != nil || ta == 0 {
+		t.Fatalf("A acquire = %d, %v; want a token", ta, err)
+	}
+	if tb, err := b.AcquireHolder(ctx, "aib1", "B", time.Minute); err != nil || tb != 0 {
+		t.Fatalf("B acquire while A holds = %d, %v; want 0", tb, err)
+	}
+	if r, tok, _ := b.Holder(ctx, "aib1"); r != "A" || tok != ta {
+		t.Fatalf("holder = %s/%d, want A/%d", r, tok, ta)
+	}
+	if err := a.PutStreamFrame(ctx, "aib1", "REQ_1", []byte("f1")); err != nil {
+		t.Fatal(err)
+	}
+	// A lapses (simulated by deleting its lease as the TTL would).
+	a.Client().Del(ctx, a.Keys().Holder("aib1"))
+	tb, err := b.AcquireHolder(ctx, "aib1", "B", time.Minute)
+	if err != nil || tb <= ta {
+		t.Fatalf("B acquire after A lapsed = %d, %v; want a token above %d", tb, err, ta)
+	}
+	if held, err := a.RenewHolder(ctx, "aib1", ta, time.Minute); err != nil || held {
+		t.Fatalf("A renew with its old token = %v, %v; want refused", held, err)
+	}
+	if ok, err := a.EndStream(ctx, "aib1", "REQ_1", ta, []byte("f1")); err != nil || ok {
+		t.Fatalf("A ends a stream with its old token = %v, %v; want refused", ok, err)
+	}
+	running, err := b.RunningStreams(ctx, "aib1")
+	if err != nil || len(running) != 1 || string(running["REQ_1"]) != "f1" {
+		t.Fatalf("running streams = %q, %v; want REQ_1: f1", running, err)
+	}
+	if ok, err := b.EndStream(ctx, "aib1", "REQ_1", tb, []byte("f1")); err != nil || !ok {
+		t.Fatalf("B ends the stream = %v, %v", ok, err)
+	}
+	if running, _ := b.RunningStreams(ctx, "aib1"); len(running) != 0 {
+		t.Fatalf("running after end = %q, want none", running)
+	}
+	if ok, _ := a.ReleaseHolder(ctx, "aib1", ta); ok {
+		t.Fatal("A released B's lease with its old token")
+	}
+	if ok, _ := b.ReleaseHolder(ctx, "aib1", tb); !ok {
+		t.Fatal("B could not release its lease")
+	}
+}
