@@ -126,3 +126,13 @@ func (s *LongConnServer) newIDLocked(prefix string) string {
 	s.ids++
 	return fmt.Sprintf("%s_%d_%d", prefix, time.Now().UnixNano(), s.ids)
 }
+
+// ExpireStream makes reqID's stream expired now: its next stream frame fails
+// with 846608, as after WeCom's stream lifetime.
+func (s *LongConnServer) ExpireStream(reqID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.callback[reqID]; st != nil {
+		st.at = time.Time{}
+	}
+}

@@ -1,0 +1,220 @@
+package longconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// FrameStore keeps the newest frame of every running stream in Redis, so the
+// holder can push frames rendered on any replica and a new holder re-push
+// them (store.Store implements it).
+type FrameStore interface {
+	PutStreamFrame(ctx context.Context, botID, reqID string, frame []byte) error
+	StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error)
+	RunningStreams(ctx context.Context, botID string) (map[string][]byte, error)
+	EndStream(ctx context.Context, botID, reqID string, token int64, pushed []byte) (bool, error)
+	WatchStreamFrames(ctx context.Context, botID string, ready func(), fn func(reqID string)) error
+}
+
+// Store is what a Connection needs of Redis.
+type Store interface {
+	LeaseStore
+	FrameStore
+}
+
+// Config configures a Connection.
+type Config struct {
+	Client  Options // URL, BotID, Secret, timings, OnCallback
+	Replica string  // this replica's id, recorded in the holder lease
+	Store   Store
+	// HolderTTL and RenewEvery time the holder lease (store.HolderTTL and
+	// store.HolderRenewEvery in production; shorter in tests).
+	HolderTTL, RenewEvery time.Duration
+	// Welcome answers enter_chat with aibot_respond_welcome_msg; "" = none.
+	Welcome string
+	Log     *slog.Logger
+}
+
+// Connection is the bot's long connection across replicas: it holds the
+// WeCom connection while this replica holds the lease, and presents frames
+// from any replica.
+type Connection struct {
+	cfg    Config
+	holder *Holder
+
+	mu     sync.Mutex
+	client *Client // the connection while holding, else nil
+	local  *Pusher // its pusher, else nil
+}
+
+// New checks cfg and builds the Connection; Run starts it.
+func New(cfg Config) (*Connection, error) {
+	if cfg.Store == nil || cfg.Replica == "" {
+		return nil, errors.New("long connection: a store and a replica id are required")
+	}
+	if _, err := NewClient(cfg.Client); err != nil {
+		return nil, err
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &Connection{cfg: cfg}
+	c.holder = &Holder{Store: cfg.Store, BotID: cfg.Client.BotID, Replica: cfg.Replica,
+		TTL: cfg.HolderTTL, RenewEvery: cfg.RenewEvery, Hold: c.hold, Log: cfg.Log}
+	return c, nil
+}
+
+// Run stands by for and holds the bot's connection until ctx ends.
+func (c *Connection) Run(ctx context.Context) error { return c.holder.Run(ctx) }
+
+// Present makes s the newest frame of its stream: stored in Redis for the
+// holder (announced there), and handed straight to the pusher when this
+// replica is the holder.
+func (c *Connection) Present(ctx context.Context, s Snapshot) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode frame: %w", err)
+	}
+	if err := c.cfg.Store.PutStreamFrame(ctx, c.cfg.Client.BotID, s.ReqID, data); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	p := c.local
+	c.mu.Unlock()
+	if p != nil {
+		p.Offer(s)
+	}
+	return nil
+}
+
+// Request sends cmd on the connection when this replica holds it.
+func (c *Connection) Request(ctx context.Context, cmd, reqID string, body any) (Frame, error) {
+	c.mu.Lock()
+	cl := c.client
+	c.mu.Unlock()
+	if cl == nil {
+		return Frame{}, fmt.Errorf("%s: this replica does not hold the long connection", cmd)
+	}
+	return cl.Request(ctx, cmd, reqID, body)
+}
+
+// Status says, in words for /readyz, where the connection stands.
+func (c *Connection) Status() (ready bool, status string) {
+	token, stopped := c.holder.State()
+	c.mu.Lock()
+	cl := c.client
+	c.mu.Unlock()
+	switch {
+	case stopped != nil:
+		return false, "stopped: " + stopped.Error()
+	case token == 0 || cl == nil:
+		return true, "standby: another replica holds the bot's long connection"
+	}
+	st := cl.State()
+	switch {
+	case st.Subscribed:
+		return true, "connected: this replica holds the bot's long connection"
+	case st.Stopped && st.Err != nil:
+		return false, "stopped: " + st.Err.Error()
+	case st.Err != nil:
+		return false, fmt.Sprintf("reconnecting (attempt %d, next in %s): %v", st.Attempt, st.Retry, st.Err)
+	}
+	return false, "connecting to WeCom"
+}
+
+// hold runs the connection while this replica holds the lease with token.
+func (c *Connection) hold(ctx context.Context, token int64) error {
+	o := c.cfg.Client
+	onCallback := o.OnCallback
+	cl, err := NewClient(o)
+	if err != nil {
+		return err
+	}
+	cl.o.OnCallback = func(ctx context.Context, f Frame) { c.callback(ctx, cl, f, onCallback) }
+	botID := o.BotID
+	p := NewPusher(ctx, cl, c.cfg.Log, func(s Snapshot) {
+		data, _ := json.Marshal(s)
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RenewEvery)
+		defer cancel()
+		if _, err := c.cfg.Store.EndStream(ectx, botID, s.ReqID, token, data); err != nil {
+			c.cfg.Log.Warn("long connection: cannot end a stream in Redis", "req_id", s.ReqID, "err", err)
+		}
+	})
+	c.mu.Lock()
+	c.client, c.local = cl, p
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	wctx, stopWatch := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() { defer wg.Done(); c.relay(wctx, p) }()
+	err = cl.Run(ctx)
+	if err != nil {
+		// Stopped for good: keep pushing nothing, but keep the lease.
+		<-ctx.Done()
+	}
+	stopWatch()
+	wg.Wait()
+	p.Wait()
+	c.mu.Lock()
+	c.client, c.local = nil, nil
+	c.mu.Unlock()
+	return err
+}
+
+// relay feeds the pusher the frames other replicas announce, after pushing
+// the newest frame of every running stream (this holder may be new).
+func (c *Connection) relay(ctx context.Context, p *Pusher) {
+	botID := c.cfg.Client.BotID
+	offer := func(data []byte) {
+		var s Snapshot
+		if err := json.Unmarshal(data, &s); err != nil {
+			c.cfg.Log.Warn("long connection: undecodable frame in Redis", "err", err)
+			return
+		}
+		p.Offer(s)
+	}
+	for ctx.Err() == nil {
+		err := c.cfg.Store.WatchStreamFrames(ctx, botID, func() {
+			running, err := c.cfg.Store.RunningStreams(ctx, botID)
+			if err != nil {
+				c.cfg.Log.Warn("long connection: cannot list running streams", "err", err)
+			}
+			for _, data := range running {
+				offer(data)
+			}
+		}, func(reqID string) {
+			data, err := c.cfg.Store.StreamFrame(ctx, botID, reqID)
+			if err != nil || data == nil {
+				return
+			}
+			offer(data)
+		})
+		if err != nil && ctx.Err() == nil {
+			c.cfg.Log.Warn("long connection: frame relay lost; resubscribing", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(c.cfg.RenewEvery):
+			}
+		}
+	}
+}
+
+// callback answers what the channel answers itself (a welcome) and hands
+// the rest on.
+func (c *Connection) callback(ctx context.Context, cl *Client, f Frame, next func(context.Context, Frame)) {
+	if f.Cmd == CmdEventCallback && eventType(f.Body) == "enter_chat" && c.cfg.Welcome != "" {
+		body := map[string]any{"msgtype": "text", "text": map[string]string{"content": c.cfg.Welcome}}
+		if _, err := cl.Request(ctx, CmdWelcome, f.Headers.ReqID, body); err != nil {
+			c.cfg.Log.Warn("long connection: welcome not sent", "err", err)
+		}
+		return
+	}
+	if next != nil {
+		next(ctx, f)
+	}
+}

@@ -1,0 +1,193 @@
+package longconn
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"unicode/utf8"
+)
+
+// Snapshot is one whole frame of a turn's card for the reply stream of one
+// callback: frames are snapshots, so a newer one makes any older one moot.
+type Snapshot struct {
+	ReqID    string `json:"req_id"`    // the message callback's req_id, which carries the stream
+	StreamID string `json:"stream_id"` // stream.id, the same for every frame of the stream
+	ChatID   string `json:"chat_id"`   // userid (single chat) or chatid (group), for aibot_send_msg
+	Seq      int64  `json:"seq"`       // grows with every snapshot of the stream
+	Content  string `json:"content"`   // stream.content: markdown, ≤ 20,480 bytes
+	Finish   bool   `json:"finish"`
+	// Body is the card's whole answer; Content shows Body[:BodyEnd]. What a
+	// final frame cannot show, or what a stream that expired never showed,
+	// goes out through aibot_send_msg.
+	Body    string `json:"body"`
+	BodyEnd int    `json:"body_end"`
+}
+
+// Sender sends one request and waits for its ack (Client implements it).
+type Sender interface {
+	Request(ctx context.Context, cmd, reqID string, body any) (Frame, error)
+}
+
+// DefaultMarkdownMax is the most bytes one aibot_send_msg markdown carries.
+// WeCom documents no cap for it; 4,000 stays under the 4,096 of WeCom's
+// other markdown messages.
+const DefaultMarkdownMax = 4000
+
+// Pusher pushes snapshots on the connection: per req_id at most one frame
+// awaits its ack, a newer snapshot replaces one still waiting, and the final
+// one is always sent, once.
+type Pusher struct {
+	ctx         context.Context
+	send        Sender
+	log         *slog.Logger
+	markdownMax int
+	// onEnd is called after the final snapshot of a stream was pushed
+	// (whatever the outcome).
+	onEnd func(Snapshot)
+
+	mu      sync.Mutex
+	streams map[string]*pushStream
+	ended   int // ended streams in streams
+	wg      sync.WaitGroup
+}
+
+type pushStream struct {
+	lastSeq int64
+	waiting *Snapshot
+	busy    bool
+	expired bool // WeCom refused the stream (846608, 846605): the rest goes by aibot_send_msg
+	shown   int  // the BodyEnd of the last frame WeCom acked
+	ended   bool // the final snapshot was pushed: later offers are repeats
+}
+
+// maxEnded bounds how many ended streams are remembered to drop repeats
+// (the holder may hear of a final frame twice: directly and from Redis).
+const maxEnded = 4096
+
+// NewPusher pushes through send until ctx ends; Wait then waits for it.
+func NewPusher(ctx context.Context, send Sender, log *slog.Logger, onEnd func(Snapshot)) *Pusher {
+	if onEnd == nil {
+		onEnd = func(Snapshot) {}
+	}
+	return &Pusher{ctx: ctx, send: send, log: log, markdownMax: DefaultMarkdownMax, onEnd: onEnd, streams: map[string]*pushStream{}}
+}
+
+// Offer queues s for its stream. It never blocks; an older or repeated
+// snapshot (by Seq) is dropped.
+func (p *Pusher) Offer(s Snapshot) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.streams[s.ReqID]
+	if st == nil {
+		st = &pushStream{}
+		p.streams[s.ReqID] = st
+	}
+	if st.ended || s.Seq <= st.lastSeq {
+		return
+	}
+	st.lastSeq, st.waiting = s.Seq, &s
+	if !st.busy {
+		st.busy = true
+		p.wg.Add(1)
+		go p.work(st)
+	}
+}
+
+// Wait waits for the pushes under way after the pusher's ctx ended.
+func (p *Pusher) Wait() { p.wg.Wait() }
+
+func (p *Pusher) work(st *pushStream) {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		s := st.waiting
+		st.waiting = nil
+		if s == nil || p.ctx.Err() != nil {
+			st.busy = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		p.push(st, *s)
+		if s.Finish {
+			p.onEnd(*s)
+		}
+	}
+}
+
+func (p *Pusher) push(st *pushStream, s Snapshot) {
+	if !st.expired {
+		body := map[string]any{"msgtype": "stream", "stream": map[string]any{"id": s.StreamID, "finish": s.Finish, "content": s.Content}}
+		_, err := p.send.Request(p.ctx, CmdRespond, s.ReqID, body)
+		switch code := Code(err); {
+		case err == nil:
+			st.shown = s.BodyEnd
+		case code == CodeStreamExpired || code == CodeInvalidReqID:
+			p.log.Info("long connection: stream refused; the answer continues by aibot_send_msg", "req_id", s.ReqID, "errcode", code)
+			st.expired = true
+		case errors.Is(err, ErrAckTimeout) || errors.Is(err, ErrConnLost):
+			// Unknown outcome: WeCom may show it. Treat it as shown, so a
+			// final frame is never sent twice.
+			st.shown = s.BodyEnd
+		default:
+			p.log.Warn("long connection: stream frame failed", "req_id", s.ReqID, "err", err)
+		}
+	}
+	if !s.Finish {
+		return
+	}
+	rest := ""
+	if st.shown < len(s.Body) {
+		rest = s.Body[st.shown:]
+	}
+	p.markEnded(st)
+	for _, chunk := range splitMarkdown(rest, p.markdownMax) {
+		body := map[string]any{"chatid": s.ChatID, "msgtype": "markdown", "markdown": map[string]string{"content": chunk}}
+		if _, err := p.send.Request(p.ctx, CmdSend, NewReqID(CmdSend), body); err != nil {
+			// Sent at most once: a repeat could show the same words twice.
+			p.log.Warn("long connection: aibot_send_msg failed", "req_id", s.ReqID, "err", err)
+		}
+	}
+}
+
+// markEnded marks st ended and forgets ended streams when too many pile up.
+func (p *Pusher) markEnded(st *pushStream) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st.ended = true
+	p.ended++
+	if p.ended <= maxEnded {
+		return
+	}
+	for id, x := range p.streams {
+		if x.ended && x != st {
+			delete(p.streams, id)
+		}
+	}
+	p.ended = 1
+}
+
+// splitMarkdown cuts text into pieces of at most max bytes, at a line break
+// when one is in the second half of a piece, and never inside a rune.
+func splitMarkdown(text string, max int) []string {
+	var out []string
+	for len(text) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		for i := cut - 1; i > max/2; i-- {
+			if text[i] == '\n' {
+				cut = i + 1
+				break
+			}
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	if text != "" {
+		out = append(out, text)
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package longconn
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// pushRig is a subscribed client, a pusher on it and one message callback
+// whose req_id carries the stream.
+type pushRig struct {
+	srv    *wecomtest.LongConnServer
+	p      *Pusher
+	reqID  string
+	ended  chan Snapshot
+	client *Client
+}
+
+func newPushRig(t *testing.T, o Options) *pushRig {
+	t.Helper()
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	c, _ := runClient(t, srv, o)
+	waitSubscribed(t, c)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", Text: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &pushRig{srv: srv, reqID: reqID, ended: make(chan Snapshot, 8), client: c}
+	r.p = NewPusher(ctx, c, slog.New(slog.DiscardHandler), func(s Snapshot) { r.ended <- s })
+	t.Cleanup(func() { cancel(); r.p.Wait() })
+	return r
+}
+
+func (r *pushRig) snap(seq int64, body string, end int, finish bool) Snapshot {
+	return Snapshot{ReqID: r.reqID, StreamID: "st-1", ChatID: "zhangsan", Seq: seq,
+		Content: "<think>p</think>" + body[:end], Finish: finish, Body: body, BodyEnd: end}
+}
+
+func streamContents(rs []wecomtest.Record) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Stream().Content)
+	}
+	return out
+}
+
+// TestPusherNewestReplacesWaiting: while a frame awaits its ack, newer
+// snapshots replace each other; the final one is sent next, alone.
+func TestPusherNewestReplacesWaiting(t *testing.T) {
+	r := newPushRig(t, Options{})
+	ctx := waitCtx(t)
+	r.srv.SetAckPolicy(CmdRespond, wecomtest.AckHold)
+	r.p.Offer(r.snap(1, "a", 1, false))
+	if _, err := r.srv.Wait(ctx, wecomtest.IsRequest(CmdRespond)); err != nil {
+		t.Fatal(err)
+	}
+	r.p.Offer(r.snap(2, "ab", 2, false))
+	r.p.Offer(r.snap(3, "abc", 3, false))
+	r.p.Offer(r.snap(4, "abcd", 4, true))
+	r.p.Offer(r.snap(3, "abc", 3, false)) // a stale repeat, dropped
+	if n := r.srv.Release(CmdRespond); n != 1 {
+		t.Fatalf("released %d acks, want 1 (one frame in flight)", n)
+	}
+	if _, err := r.srv.Wait(ctx, wecomtest.IsFinalStream(r.reqID)); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Release(CmdRespond)
+	<-r.ended
+	got := streamContents(r.srv.Requests(CmdRespond))
+	want := []string{"<think>p</think>a", "<think>p</think>abcd"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("frames = %q, want %q", got, want)
+	}
+	if n := len(r.srv.Requests(CmdSend)); n != 0 {
+		t.Fatalf("aibot_send_msg sent %d times, want 0", n)
+	}
+}
+
+// TestPusherFinalAckTimeoutNotResent: a final frame without an ack is an
+// unknown outcome: it is not sent again, and nothing goes by aibot_send_msg.
+func TestPusherFinalAckTimeoutNotResent(t *testing.T) {
+	r := newPushRig(t, Options{AckTimeout: 30 * time.Millisecond})
+	r.srv.SetAckPolicy(CmdRespond, wecomtest.AckDrop)
+	r.p.Offer(r.snap(1, "answer", 6, true))
+	<-r.ended
+	if n := len(r.srv.Requests(CmdRespond)); n != 1 {
+		t.Fatalf("final frame sent %d times, want 1", n)
+	}
+	if n := len(r.srv.Requests(CmdSend)); n != 0 {
+		t.Fatalf("aibot_send_msg sent %d times, want 0", n)
+	}
+}
+
+// TestPusherExpiredStreamContinuesBySendMsg: after 846608 the part of the
+// answer WeCom never showed goes by aibot_send_msg markdown, every byte
+// once, in pieces within the markdown cap.
+func TestPusherExpiredStreamContinuesBySendMsg(t *testing.T) {
+	r := newPushRig(t, Options{})
+	r.p.markdownMax = 16
+	ctx := waitCtx(t)
+	body := "Hello. Then a much longer answer\nwith lines, ünïcödé and more words."
+	r.p.Offer(r.snap(1, body, 6, false))
+	if _, err := r.srv.Wait(ctx, func(x wecomtest.Record) bool { return x.Kind == wecomtest.KindAck && x.ReqID == r.reqID }); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.ExpireStream(r.reqID)
+	r.p.Offer(r.snap(2, body, 20, false))
+	if _, err := r.srv.Wait(ctx, func(x wecomtest.Record) bool {
+		return x.Kind == wecomtest.KindRequest && x.ReqID == r.reqID && x.Errcode == wecomtest.ErrStreamExpired
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.p.Offer(r.snap(3, body, len(body), true))
+	<-r.ended
+	if n := len(r.srv.Requests(CmdRespond)); n != 2 {
+		t.Fatalf("stream frames = %d, want 2 (the expired stream gets no final frame)", n)
+	}
+	var sent []string
+	for _, m := range r.srv.Requests(CmdSend) {
+		if m.Errcode != 0 || m.MsgType() != "markdown" || len(m.Markdown()) > 16 {
+			t.Fatalf("aibot_send_msg %+v: want acked markdown ≤ 16 bytes", m)
+		}
+		sent = append(sent, m.Markdown())
+	}
+	if got := body[:6] + strings.Join(sent, ""); got != body {
+		t.Fatalf("shown + sent = %q, want the answer once: %q", got, body)
+	}
+	if len(sent) < 2 {
+		t.Fatalf("sent %d pieces, want several", len(sent))
+	}
+}
+
+// TestPusherLongAnswerContinuesBySendMsg: what the final frame cannot show
+// follows by aibot_send_msg.
+func TestPusherLongAnswerContinuesBySendMsg(t *testing.T) {
+	r := newPushRig(t, Options{})
+	body := "first part|second part"
+	r.p.Offer(r.snap(1, body, 11, true))
+	<-r.ended
+	sends := r.srv.Requests(CmdSend)
+	if len(sends) != 1 || sends[0].Markdown() != "second part" || sends[0].Errcode != 0 {
+		t.Fatalf("aibot_send_msg = %+v, want one acked %q", sends, "second part")
+	}
+}
+
+func TestSplitMarkdown(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want []string
+	}{
+		{"", 4, nil},
+		{"abcd", 4, []string{"abcd"}},
+		{"abcdef", 4, []string{"abcd", "ef"}},
+		{"ab\ncdefgh", 6, []string{"ab\ncde", "fgh"}},
+		{"abcd\nefgh", 6, []string{"abcd\n", "efgh"}},
+		{"ééé", 5, []string{"éé", "é"}},
+	} {
+		got := splitMarkdown(tc.in, tc.max)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("splitMarkdown(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}
