@@ -152,11 +152,8 @@ func (c *Connection) hold(ctx context.Context, token int64) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	wg.Add(1)
 	go func() { defer wg.Done(); c.relay(wctx, p) }()
+	// An error means stopped for good; the Holder then keeps the lease.
 	err = cl.Run(ctx)
-	if err != nil {
-		// Stopped for good: keep pushing nothing, but keep the lease.
-		<-ctx.Done()
-	}
 	stopWatch()
 	wg.Wait()
 	p.Wait()
