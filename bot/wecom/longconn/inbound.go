@@ -1,0 +1,138 @@
+package longconn
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Inbound is a callback decoded for the engine's intake: a message (Event
+// empty) or one of the events the channel acts on.
+type Inbound struct {
+	ReqID    string // the callback's req_id: a message's carries its reply stream
+	MsgID    string // dedupe key
+	ChatType string // single | group
+	ChatID   string // group chatid ("" in single chat)
+	UserID   string
+	Text     string // in groups without the leading @mention
+	Quote    string // the quoted message's text, if any
+	MsgType  string // text, image, mixed, voice, file, video, event
+	Event    string // enter_chat, template_card_event, feedback_event, … ("" for a message)
+	EventKey string // template_card_event: the clicked button's key
+	TaskID   string // template_card_event: the card's task_id
+}
+
+// ConversationChat is where aibot_send_msg reaches this conversation: the
+// group's chatid, else the user.
+func (in Inbound) ConversationChat() string {
+	if in.ChatType == "group" {
+		return in.ChatID
+	}
+	return in.UserID
+}
+
+// ErrIgnored marks a callback the channel drops on purpose (no sender, a
+// system sender, a group message without its chatid).
+var ErrIgnored = errors.New("callback ignored")
+
+type callbackBody struct {
+	MsgID    string `json:"msgid"`
+	ChatID   string `json:"chatid"`
+	ChatType string `json:"chattype"`
+	From     struct {
+		UserID string `json:"userid"`
+	} `json:"from"`
+	MsgType string `json:"msgtype"`
+	Text    struct {
+		Content string `json:"content"`
+	} `json:"text"`
+	Voice struct {
+		Content string `json:"content"`
+	} `json:"voice"`
+	Mixed struct {
+		Items []struct {
+			MsgType string `json:"msgtype"`
+			Text    struct {
+				Content string `json:"content"`
+			} `json:"text"`
+		} `json:"msg_item"`
+	} `json:"mixed"`
+	Quote *struct {
+		MsgType string `json:"msgtype"`
+		Text    struct {
+			Content string `json:"content"`
+		} `json:"text"`
+	} `json:"quote"`
+	Event struct {
+		EventType string `json:"eventtype"`
+		// WeCom nests the click under its event type (WECOM-PROTOCOL.md
+		// §0.1 item 1); the SDK's flat event_key does not exist.
+		TemplateCard struct {
+			EventKey string `json:"event_key"`
+			TaskID   string `json:"task_id"`
+		} `json:"template_card_event"`
+	} `json:"event"`
+}
+
+// ParseCallback decodes a message or event callback.
+func ParseCallback(f Frame) (Inbound, error) {
+	if f.Cmd != CmdMsgCallback && f.Cmd != CmdEventCallback {
+		return Inbound{}, fmt.Errorf("parse callback: unexpected cmd %q", f.Cmd)
+	}
+	var b callbackBody
+	if err := json.Unmarshal(f.Body, &b); err != nil {
+		return Inbound{}, fmt.Errorf("parse callback body: %w", err)
+	}
+	in := Inbound{ReqID: f.Headers.ReqID, MsgID: b.MsgID, ChatType: b.ChatType, ChatID: b.ChatID,
+		UserID: b.From.UserID, MsgType: b.MsgType}
+	if in.ChatType == "" {
+		in.ChatType = "single"
+	}
+	if in.UserID == "" || in.UserID == "sys" || (in.ChatType == "group" && in.ChatID == "") {
+		return Inbound{}, fmt.Errorf("%w: sender %q chattype %q chatid %q", ErrIgnored, in.UserID, in.ChatType, in.ChatID)
+	}
+	if f.Cmd == CmdEventCallback {
+		in.Event = b.Event.EventType
+		in.EventKey, in.TaskID = b.Event.TemplateCard.EventKey, b.Event.TemplateCard.TaskID
+		return in, nil
+	}
+	switch b.MsgType {
+	case "text":
+		in.Text = b.Text.Content
+	case "voice":
+		in.Text = b.Voice.Content // WeCom sends the transcript
+	case "mixed":
+		var parts []string
+		for _, it := range b.Mixed.Items {
+			if it.MsgType == "text" {
+				parts = append(parts, it.Text.Content)
+			}
+		}
+		in.Text = strings.Join(parts, "\n")
+	}
+	if b.Quote != nil && b.Quote.MsgType == "text" {
+		in.Quote = b.Quote.Text.Content
+	}
+	if in.ChatType == "group" {
+		in.Text = StripMention(in.Text)
+	}
+	return in, nil
+}
+
+// StripMention removes the leading @mentions of a group message ("@Codex
+// /stop" → "/stop"). A mention runs to the next space, so a display name
+// with spaces loses only its first word; the rest then reads as text, never
+// as a command, which fails safe.
+func StripMention(text string) string {
+	t := strings.TrimLeftFunc(text, unicode.IsSpace)
+	for strings.HasPrefix(t, "@") || strings.HasPrefix(t, "＠") {
+		i := strings.IndexFunc(t, unicode.IsSpace)
+		if i < 0 {
+			return ""
+		}
+		t = strings.TrimLeftFunc(t[i:], unicode.IsSpace)
+	}
+	return t
+}
