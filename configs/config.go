@@ -68,6 +68,9 @@ const (
 	AIBotLongConn = "longconn"
 )
 
+// DefaultAIBotWSURL is WeCom's long-connection endpoint (wecom.aibot.ws_url).
+const DefaultAIBotWSURL = "wss://openws.work.weixin.qq.com"
+
 // AIBotConfig is the wecom.aibot.* section: the WeCom AI bot (智能机器人).
 type AIBotConfig struct {
 	Mode           string `mapstructure:"mode"`
@@ -76,6 +79,12 @@ type AIBotConfig struct {
 	EncodingAESKey string `mapstructure:"encoding_aes_key"`
 	BotID          string `mapstructure:"bot_id"`
 	Secret         string `mapstructure:"secret"`
+	// WSURL is the long-connection endpoint; private deployments and tests
+	// override WeCom's.
+	WSURL string `mapstructure:"ws_url"`
+	// Welcome answers a user's first visit of the day (enter_chat) in
+	// longconn mode; empty sends none.
+	Welcome string `mapstructure:"welcome"`
 	// StreamWindow is how long a reply keeps streaming through refresh
 	// callbacks before it continues through response_url; WeCom stops
 	// refreshing 6 minutes after the user's message.
@@ -165,7 +174,7 @@ func Default() *Config {
 		Server: ServerConfig{Addr: ":8080", DrainTimeout: 2 * time.Minute},
 		Redis:  RedisConfig{Prefix: "wecodex:"},
 		WeCom: WeComConfig{
-			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", StreamWindow: 5*time.Minute + 30*time.Second},
+			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: 5*time.Minute + 30*time.Second},
 			App:   AppConfig{Path: "/wecom/app"},
 		},
 		Agent: AgentConfig{

@@ -286,6 +286,10 @@ func TestValidate(t *testing.T) {
 		{"longconn needs bot id and secret", func(c *Config) {
 			c.WeCom.AIBot.Mode, c.WeCom.AIBot.BotID = AIBotLongConn, "bot"
 		}, []Problem{{"wecom.aibot.secret", "required (the Secret from the WeCom admin console) in longconn mode"}}},
+		{"longconn ws_url must be a WebSocket URL", func(c *Config) {
+			c.WeCom.AIBot.Mode, c.WeCom.AIBot.BotID, c.WeCom.AIBot.Secret = AIBotLongConn, "bot", "s"
+			c.WeCom.AIBot.WSURL = "https://openws.work.weixin.qq.com"
+		}, []Problem{{"wecom.aibot.ws_url", `must be a ws:// or wss:// URL like wss://openws.work.weixin.qq.com, not "https://openws.work.weixin.qq.com"`}}},
 		{"longconn alone needs no webhook key", func(c *Config) {
 			c.WeCom.AIBot.Mode, c.WeCom.AIBot.BotID, c.WeCom.AIBot.Secret = AIBotLongConn, "bot", "s"
 		}, nil},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -153,6 +154,9 @@ func (c *Config) Validate() error {
 	if c.AIBotEnabled() && b.Mode == AIBotLongConn {
 		required("wecom.aibot.bot_id", b.BotID, "(the Bot ID from the WeCom admin console) in longconn mode")
 		required("wecom.aibot.secret", b.Secret, "(the Secret from the WeCom admin console) in longconn mode")
+		if u, err := url.Parse(b.WSURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
+			add("wecom.aibot.ws_url", "must be a ws:// or wss:// URL like %s, not %q", DefaultAIBotWSURL, b.WSURL)
+		}
 	}
 
 	a := c.WeCom.App
