@@ -102,7 +102,13 @@ func (s *LongConnServer) Requests(cmd string) []Record {
 // Wait returns the first record, from the start, for which match holds,
 // waiting for it until ctx ends.
 func (s *LongConnServer) Wait(ctx context.Context, match func(Record) bool) (Record, error) {
-	seen := 0
+	return s.WaitFrom(ctx, 0, match)
+}
+
+// WaitFrom is Wait over the records after the first from (a Record's Seq
+// is its position, so pass the Seq of the last record already looked at).
+func (s *LongConnServer) WaitFrom(ctx context.Context, from int, match func(Record) bool) (Record, error) {
+	seen := from
 	for {
 		s.mu.Lock()
 		log, changed := s.log[seen:], s.changed

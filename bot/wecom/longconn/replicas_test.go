@@ -42,7 +42,7 @@ type replica struct {
 	done   chan struct{}
 }
 
-func startReplica(t *testing.T, srv *wecomtest.LongConnServer, prefix, id string) *replica {
+func startReplica(t testing.TB, srv *wecomtest.LongConnServer, prefix, id string) *replica {
 	t.Helper()
 	st := &partitionable{Store: testenv.OpenStore(t, prefix)}
 	c, err := New(Config{
