@@ -225,14 +225,26 @@ func (c *Client) heartbeat(ctx context.Context, s *session, kicked <-chan struct
 }
 
 // Request sends cmd on the subscribed connection and waits for its ack,
-// waiting first (until ctx ends) for a connection to be subscribed.
+// waiting first (until ctx ends) for a connection to be subscribed. A
+// request that could not be written is sent again on the next connection.
 func (c *Client) Request(ctx context.Context, cmd, reqID string, body any) (Frame, error) {
 	for {
 		c.mu.Lock()
 		s, changed := c.cur, c.changed
 		c.mu.Unlock()
 		if s != nil {
-			return s.request(ctx, cmd, reqID, body)
+			f, err := s.request(ctx, cmd, reqID, body)
+			if !errors.Is(err, ErrNotSent) {
+				return f, err
+			}
+			// A failed write ends the connection (coder/websocket closes
+			// it); wait for the next one.
+			select {
+			case <-ctx.Done():
+				return Frame{}, fmt.Errorf("%s: wait for the long connection: %w", cmd, ctx.Err())
+			case <-changed:
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -69,6 +69,10 @@ var ErrAckTimeout = errors.New("no ack within the ack timeout: outcome unknown")
 // the outcome is unknown, as with ErrAckTimeout.
 var ErrConnLost = errors.New("connection closed before the ack: outcome unknown")
 
+// ErrNotSent means the request could not be written (the connection was
+// already failing): WeCom cannot have applied it, so it may be sent again.
+var ErrNotSent = errors.New("request not written")
+
 // Code is the WeCom errcode err carries, or 0.
 func Code(err error) int {
 	var ae *AckError

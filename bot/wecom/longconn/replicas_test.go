@@ -260,3 +260,45 @@ func TestConnectionBadSecretStatus(t *testing.T) {
 		t.Fatalf("subscribes = %d, want 1 (no retry storm)", n)
 	}
 }
+
+// TestConnectionFinishesAcrossReconnect: the connection drops mid-stream;
+// the final frame, presented while the client is not yet subscribed again,
+// is pushed on the new connection once it is.
+func TestConnectionFinishesAcrossReconnect(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	r := startReplica(t, srv, testenv.Prefix(t, "longconn-reconnect"), "A")
+	holderOf(t, srv, r)
+	ctx := waitCtx(t)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", Text: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: 1, Content: "<think>a</think>"}
+	if err := r.conn.Present(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Wait(ctx, func(x wecomtest.Record) bool { return x.Kind == wecomtest.KindAck && x.ReqID == reqID }); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckHold)
+	old := srv.DropSubscribed()
+	// The second subscribe is sent only after the client dropped the old
+	// connection; its ack is held, so the client is not subscribed now.
+	if _, err := srv.WaitCount(ctx, 2, wecomtest.IsRequest(CmdSubscribe)); err != nil {
+		t.Fatal(err)
+	}
+	fin := s
+	fin.Seq, fin.Content, fin.Finish, fin.Body, fin.BodyEnd = 2, "<think>a</think>done", true, "done", 4
+	if err := r.conn.Present(ctx, fin); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckNow)
+	srv.Release(CmdSubscribe)
+	last, err := srv.Wait(ctx, wecomtest.IsFinalStream(reqID))
+	if err != nil || last.Conn == old || last.Errcode != 0 || last.Stream().Content != "<think>a</think>done" {
+		t.Fatalf("final frame = %+v on conn %d (old %d), %v", last.Stream(), last.Conn, old, err)
+	}
+	if n := len(srv.Requests(CmdRespond)); n != 2 {
+		t.Fatalf("stream frames = %d, want 2", n)
+	}
+}

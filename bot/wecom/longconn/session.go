@@ -115,7 +115,8 @@ func (s *session) write(ctx context.Context, cmd, reqID string, body any) error 
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := s.ws.Write(wctx, websocket.MessageText, data); err != nil {
-		return fmt.Errorf("write %s: %w: %w", cmd, ErrConnLost, err)
+		// A frame cut short is not a frame WeCom can parse.
+		return fmt.Errorf("write %s: %w: %w", cmd, ErrNotSent, err)
 	}
 	return nil
 }
