@@ -36,17 +36,29 @@ func (s *Store) AcquireHolder(ctx context.Context, botID, replica string, ttl ti
 	return token, nil
 }
 
-// renewHolder extends the lease held with a token. KEYS: holder. ARGV:
-// token, TTL (ms).
+// renewHolder extends the lease held with a token, or re-takes it with that
+// token when the lease is gone: a holder renews well within the TTL, so a
+// missing lease vanished with Redis (a restart, a failover) rather than
+// lapsed, and nobody else can hold it at this moment. KEYS: holder. ARGV:
+// token, TTL (ms), replica.
 var renewHolder = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+local t = redis.call('HGET', KEYS[1], 'token')
+if t == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if t then return 0 end
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'replica', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `)
 
-// RenewHolder extends bot's holder lease if token still holds it.
-func (s *Store) RenewHolder(ctx context.Context, botID string, token int64, ttl time.Duration) (bool, error) {
-	n, err := renewHolder.Run(ctx, s.client, []string{s.keys.Holder(botID)}, token, ttl.Milliseconds()).Int()
+// RenewHolder extends bot's holder lease if token still holds it, and
+// re-takes it for replica if it vanished; false when another holds it. The
+// caller must renew within the TTL (Holder gives up well before) or a lapsed
+// lease would be re-taken too.
+func (s *Store) RenewHolder(ctx context.Context, botID, replica string, token int64, ttl time.Duration) (bool, error) {
+	n, err := renewHolder.Run(ctx, s.client, []string{s.keys.Holder(botID)}, token, ttl.Milliseconds(), replica).Int()
 	if err != nil {
 		return false, fmt.Errorf("renew long-connection holder lease: %w", err)
 	}

@@ -49,7 +49,7 @@ func TestHolderLeaseFencing(t *testing.T) {
 	if err != nil || tb <= ta {
 		t.Fatalf("B acquire after A lapsed = %d, %v; want a token above %d", tb, err, ta)
 	}
-	if held, err := a.RenewHolder(ctx, "aib1", ta, time.Minute); err != nil || held {
+	if held, err := a.RenewHolder(ctx, "aib1", "A", ta, time.Minute); err != nil || held {
 		t.Fatalf("A renew with its old token = %v, %v; want refused", held, err)
 	}
 	if ok, err := a.EndStream(ctx, "aib1", "REQ_1", ta, []byte("f1")); err != nil || ok {
@@ -70,5 +70,24 @@ func TestHolderLeaseFencing(t *testing.T) {
 	}
 	if ok, _ := b.ReleaseHolder(ctx, "aib1", tb); !ok {
 		t.Fatal("B could not release its lease")
+	}
+}
+
+// TestHolderLeaseRetakenAfterRedisLostIt: a lease that vanished (Redis
+// restarted) is re-taken by its holder's renewal, token and all.
+func TestHolderLeaseRetakenAfterRedisLostIt(t *testing.T) {
+	prefix := testenv.Prefix(t, "holder-retake")
+	a := testenv.OpenStore(t, prefix)
+	ctx := context.Background()
+	ta, err := a.AcquireHolder(ctx, "aib1", "A", time.Minute)
+	if err != nil || ta == 0 {
+		t.Fatalf("acquire = %d, %v", ta, err)
+	}
+	a.Client().Del(ctx, a.Keys().Holder("aib1"))
+	if held, err := a.RenewHolder(ctx, "aib1", "A", ta, time.Minute); err != nil || !held {
+		t.Fatalf("renew after the lease vanished = %v, %v; want re-taken", held, err)
+	}
+	if r, tok, _ := a.Holder(ctx, "aib1"); r != "A" || tok != ta {
+		t.Fatalf("holder = %s/%d, want A/%d", r, tok, ta)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // LeaseStore is the holder lease in Redis (store.Store implements it).
 type LeaseStore interface {
 	AcquireHolder(ctx context.Context, botID, replica string, ttl time.Duration) (int64, error)
-	RenewHolder(ctx context.Context, botID string, token int64, ttl time.Duration) (bool, error)
+	RenewHolder(ctx context.Context, botID, replica string, token int64, ttl time.Duration) (bool, error)
 	ReleaseHolder(ctx context.Context, botID string, token int64) (bool, error)
 }
 
@@ -113,7 +113,7 @@ func (h *Holder) hold(ctx context.Context, token int64, lastOK time.Time) {
 		}
 		sent := time.Now()
 		rctx, rcancel := context.WithDeadline(ctx, deadline)
-		held, err := h.Store.RenewHolder(rctx, h.BotID, token, h.TTL)
+		held, err := h.Store.RenewHolder(rctx, h.BotID, h.Replica, token, h.TTL)
 		rcancel()
 		switch {
 		case err == nil && held:

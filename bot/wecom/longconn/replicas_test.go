@@ -28,11 +28,11 @@ func (p *partitionable) AcquireHolder(ctx context.Context, bot, replica string, 
 	return p.Store.AcquireHolder(ctx, bot, replica, ttl)
 }
 
-func (p *partitionable) RenewHolder(ctx context.Context, bot string, token int64, ttl time.Duration) (bool, error) {
+func (p *partitionable) RenewHolder(ctx context.Context, bot, replica string, token int64, ttl time.Duration) (bool, error) {
 	if p.cut.Load() {
 		return false, errPartitioned
 	}
-	return p.Store.RenewHolder(ctx, bot, token, ttl)
+	return p.Store.RenewHolder(ctx, bot, replica, token, ttl)
 }
 
 type replica struct {
@@ -300,5 +300,32 @@ func TestConnectionFinishesAcrossReconnect(t *testing.T) {
 	}
 	if n := len(srv.Requests(CmdRespond)); n != 2 {
 		t.Fatalf("stream frames = %d, want 2", n)
+	}
+}
+
+// TestConnectionKeepsLeaseRedisLost: the lease vanishing from Redis (a
+// restart) is re-taken by the holder's next renewal; the connection stays.
+func TestConnectionKeepsLeaseRedisLost(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	r := startReplica(t, srv, testenv.Prefix(t, "longconn-redislost"), "A")
+	holderOf(t, srv, r)
+	ctx := waitCtx(t)
+	_, token, err := r.store.Holder(ctx, testBot)
+	if err != nil || token == 0 {
+		t.Fatalf("holder token = %d, %v", token, err)
+	}
+	r.store.Client().Del(ctx, r.store.Keys().Holder(testBot))
+	for {
+		if rep, tok, _ := r.store.Holder(ctx, testBot); rep == "A" && tok == token {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the holder never re-took its vanished lease")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if n := len(srv.Requests(CmdSubscribe)); n != 1 || !r.holding() {
+		t.Fatalf("subscribes = %d, holding = %v; want the one connection kept", n, r.holding())
 	}
 }
