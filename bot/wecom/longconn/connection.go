@@ -47,9 +47,28 @@ type Connection struct {
 	cfg    Config
 	holder *Holder
 
-	mu     sync.Mutex
-	client *Client // the connection while holding, else nil
-	local  *Pusher // its pusher, else nil
+	mu       sync.Mutex
+	client   *Client // the connection while holding, else nil
+	local    *Pusher // its pusher, else nil
+	finished recent  // req_ids this replica presented a final frame for
+}
+
+// recent is a bounded set of the latest req_ids added.
+type recent struct {
+	set   map[string]bool
+	order []string
+}
+
+func (r *recent) add(id string) {
+	if r.set == nil {
+		r.set = map[string]bool{}
+	}
+	r.set[id] = true
+	r.order = append(r.order, id)
+	if len(r.order) > maxEnded {
+		delete(r.set, r.order[0])
+		r.order = r.order[1:]
+	}
 }
 
 // New checks cfg and builds the Connection; Run starts it.
@@ -75,7 +94,19 @@ func (c *Connection) Run(ctx context.Context) error { return c.holder.Run(ctx) }
 // Present makes s the newest frame of its stream: stored in Redis for the
 // holder (announced there), and handed straight to the pusher when this
 // replica is the holder.
+//
+// Once a stream's final frame was presented, later ones are dropped: the
+// stream is over (a publisher may emit its last frame twice).
 func (c *Connection) Present(ctx context.Context, s Snapshot) error {
+	c.mu.Lock()
+	over := c.finished.set[s.ReqID]
+	if s.Finish && !over {
+		c.finished.add(s.ReqID)
+	}
+	c.mu.Unlock()
+	if over {
+		return nil
+	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("encode frame: %w", err)
