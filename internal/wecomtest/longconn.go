@@ -35,15 +35,15 @@ type LongConnOptions struct {
 }
 
 // Error codes the fake answers with. The first four are WeCom's, documented in
-// WECOM-PROTOCOL.md §A.13; ErrInvalidParam stands for the unrecorded code a
+// WECOM-PROTOCOL.md §A.13; CodeInvalidParam stands for the unrecorded code a
 // real server gives a malformed request (a rule the docs state without one).
 const (
-	ErrBadCredentials = 853000
-	ErrInvalidReqID   = 846605
-	ErrStreamExpired  = 846608
-	ErrInvalidMsgType = 40008
-	ErrInvalidChatID  = 93006
-	ErrInvalidParam   = 40058
+	CodeBadCredentials = 853000
+	CodeInvalidReqID   = 846605
+	CodeStreamExpired  = 846608
+	CodeInvalidMsgType = 40008
+	CodeInvalidChatID  = 93006
+	CodeInvalidParam   = 40058
 )
 
 // AckPolicy says how the server answers a client request of one cmd.

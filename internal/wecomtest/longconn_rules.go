@@ -73,7 +73,7 @@ func (s *LongConnServer) judgeLocked(c *fakeConn, q request) (int, string) {
 		return s.subscribeLocked(c, q.Body)
 	}
 	if !c.subscribed {
-		return ErrInvalidParam, "not subscribed"
+		return CodeInvalidParam, "not subscribed"
 	}
 	switch q.Cmd {
 	case "ping":
@@ -97,7 +97,7 @@ func (s *LongConnServer) subscribeLocked(c *fakeConn, body json.RawMessage) (int
 	}
 	if json.Unmarshal(body, &b) != nil || b.BotID != s.opts.BotID || b.Secret != s.opts.Secret {
 		// The real server leaves the socket open after this (§A.3).
-		return ErrBadCredentials, "invalid bot_id or secret"
+		return CodeBadCredentials, "invalid bot_id or secret"
 	}
 	c.subscribed = true
 	n := 0
@@ -113,7 +113,7 @@ func (s *LongConnServer) subscribeLocked(c *fakeConn, body json.RawMessage) (int
 func (s *LongConnServer) respondLocked(q request) (int, string) {
 	st := s.callback[q.Headers.ReqID]
 	if st == nil || st.event != "" {
-		return ErrInvalidReqID, "invalid req_id"
+		return CodeInvalidReqID, "invalid req_id"
 	}
 	var b struct {
 		MsgType string `json:"msgtype"`
@@ -123,18 +123,18 @@ func (s *LongConnServer) respondLocked(q request) (int, string) {
 		} `json:"stream"`
 	}
 	if json.Unmarshal(q.Body, &b) != nil {
-		return ErrInvalidParam, "invalid body"
+		return CodeInvalidParam, "invalid body"
 	}
 	switch b.MsgType {
 	case "stream", "stream_with_template_card":
 		if b.Stream == nil || b.Stream.ID == "" {
-			return ErrInvalidParam, "stream.id missing"
+			return CodeInvalidParam, "stream.id missing"
 		}
 		if time.Since(st.at) > s.opts.StreamTTL {
-			return ErrStreamExpired, "stream message update expired"
+			return CodeStreamExpired, "stream message update expired"
 		}
 		if len(b.Stream.Content) > StreamMaxBytes {
-			return ErrInvalidParam, "stream.content exceeds 20480 bytes"
+			return CodeInvalidParam, "stream.content exceeds 20480 bytes"
 		}
 		st.streamIDs[b.Stream.ID] = true
 		if b.MsgType == "stream" {
@@ -142,11 +142,11 @@ func (s *LongConnServer) respondLocked(q request) (int, string) {
 		}
 	case "template_card":
 	default:
-		return ErrInvalidMsgType, "invalid message type"
+		return CodeInvalidMsgType, "invalid message type"
 	}
 	st.cards++
 	if st.cards > 1 {
-		return ErrInvalidParam, "template card already sent for this message"
+		return CodeInvalidParam, "template card already sent for this message"
 	}
 	return 0, "ok"
 }
@@ -156,10 +156,10 @@ func (s *LongConnServer) respondLocked(q request) (int, string) {
 func (s *LongConnServer) eventReplyLocked(q request, event string) (int, string) {
 	st := s.callback[q.Headers.ReqID]
 	if st == nil || st.event != event {
-		return ErrInvalidReqID, "invalid req_id"
+		return CodeInvalidReqID, "invalid req_id"
 	}
 	if st.answered || time.Since(st.at) > s.opts.ReplyWindow {
-		return ErrInvalidReqID, "reply window passed"
+		return CodeInvalidReqID, "reply window passed"
 	}
 	var b struct {
 		MsgType      string `json:"msgtype"`
@@ -167,10 +167,10 @@ func (s *LongConnServer) eventReplyLocked(q request, event string) (int, string)
 	}
 	_ = json.Unmarshal(q.Body, &b)
 	if event == "enter_chat" && b.MsgType != "text" && b.MsgType != "template_card" {
-		return ErrInvalidMsgType, "invalid message type"
+		return CodeInvalidMsgType, "invalid message type"
 	}
 	if event == "template_card_event" && b.ResponseType != "update_template_card" {
-		return ErrInvalidParam, "invalid response_type"
+		return CodeInvalidParam, "invalid response_type"
 	}
 	st.answered = true
 	return 0, "ok"
@@ -183,10 +183,10 @@ func (s *LongConnServer) sendMsgLocked(body json.RawMessage) (int, string) {
 	}
 	_ = json.Unmarshal(body, &b)
 	if !sendMsgTypes[b.MsgType] {
-		return ErrInvalidMsgType, "invalid message type"
+		return CodeInvalidMsgType, "invalid message type"
 	}
 	if !s.talked[b.ChatID] {
-		return ErrInvalidChatID, "invalid chatid"
+		return CodeInvalidChatID, "invalid chatid"
 	}
 	return 0, "ok"
 }

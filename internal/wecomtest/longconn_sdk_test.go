@@ -133,8 +133,8 @@ func sdkMessage(t *testing.T, srv *LongConnServer, next func(string) sdkLine) {
 	}
 	next("stream_acked")
 	next("card_acked")
-	if l := next("second_card"); l.Errcode != float64(ErrInvalidParam) {
-		t.Fatalf("second template card on one message: errcode %v, want %d", l.Errcode, ErrInvalidParam)
+	if l := next("second_card"); l.Errcode != float64(CodeInvalidParam) {
+		t.Fatalf("second template card on one message: errcode %v, want %d", l.Errcode, CodeInvalidParam)
 	}
 	if l := next("send_acked"); l.Errcode != float64(0) {
 		t.Fatalf("aibot_send_msg to the sender: errcode %v, want 0", l.Errcode)
@@ -192,8 +192,8 @@ func sdkEnterChat(t *testing.T, srv *LongConnServer, next func(string) sdkLine) 
 	if _, err := srv.PushEvent(LongConnEvent{UserID: "zhangsan", EventType: "enter_chat"}); err != nil {
 		t.Fatal(err)
 	}
-	if l := next("enter_stream"); l.Errcode != float64(ErrInvalidReqID) {
-		t.Fatalf("stream on enter_chat's req_id: errcode %v, want %d", l.Errcode, ErrInvalidReqID)
+	if l := next("enter_stream"); l.Errcode != float64(CodeInvalidReqID) {
+		t.Fatalf("stream on enter_chat's req_id: errcode %v, want %d", l.Errcode, CodeInvalidReqID)
 	}
 	if l := next("welcome"); l.Errcode != float64(0) {
 		t.Fatalf("welcome: errcode %v, want 0", l.Errcode)
@@ -212,8 +212,8 @@ func sdkCardClick(t *testing.T, srv *LongConnServer, next func(string) sdkLine) 
 		t.Fatalf("card event as the SDK saw it: %+v", l)
 	}
 	next("update_acked")
-	if l := next("second_update"); l.Errcode != float64(ErrInvalidReqID) {
-		t.Fatalf("second card update: errcode %v, want %d", l.Errcode, ErrInvalidReqID)
+	if l := next("second_update"); l.Errcode != float64(CodeInvalidReqID) {
+		t.Fatalf("second card update: errcode %v, want %d", l.Errcode, CodeInvalidReqID)
 	}
 }
 

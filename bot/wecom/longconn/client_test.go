@@ -133,7 +133,7 @@ func TestClientBadCredentialsStopsWithoutRetry(t *testing.T) {
 		t.Fatalf("state = %+v, want stopped with ErrBadCredentials", st)
 	}
 	subs := srv.Requests(CmdSubscribe)
-	if len(subs) != 1 || subs[0].Errcode != wecomtest.ErrBadCredentials {
+	if len(subs) != 1 || subs[0].Errcode != wecomtest.CodeBadCredentials {
 		t.Fatalf("subscribes = %d (%+v), want exactly one, refused with 853000", len(subs), subs)
 	}
 }

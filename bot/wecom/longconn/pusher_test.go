@@ -111,7 +111,7 @@ func TestPusherExpiredStreamContinuesBySendMsg(t *testing.T) {
 	r.srv.ExpireStream(r.reqID)
 	r.p.Offer(r.snap(2, body, 20, false))
 	if _, err := r.srv.Wait(ctx, func(x wecomtest.Record) bool {
-		return x.Kind == wecomtest.KindRequest && x.ReqID == r.reqID && x.Errcode == wecomtest.ErrStreamExpired
+		return x.Kind == wecomtest.KindRequest && x.ReqID == r.reqID && x.Errcode == wecomtest.CodeStreamExpired
 	}); err != nil {
 		t.Fatal(err)
 	}
