@@ -1,0 +1,150 @@
+package longconn
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
+)
+
+// Name is the long-connection channel's name in queued messages and on
+// /readyz.
+const Name = "wecom_aibot_longconn"
+
+// Intake is what the channel hands messages to; *bot.Engine implements it.
+type Intake interface {
+	Receive(ctx context.Context, m bot.Message) (bot.Receipt, error)
+}
+
+// Snapshot ordering across Show and the turn's presenter, which may run on
+// different replicas: a waiting reply (a queue position) never replaces a
+// turn's frame, and a finished reply (a lost turn's failure) replaces
+// everything. Within a band, time orders Show's replies and a counter the
+// turn's frames.
+const (
+	seqTurn     int64 = 1 << 52
+	seqFinished int64 = 1 << 53
+)
+
+// Channel is the long connection's bot.Channel.
+type Channel struct {
+	conn *Connection
+	log  *slog.Logger
+}
+
+var _ bot.Channel = (*Channel)(nil)
+
+// NewChannel presents on conn. Bind it to the engine with Receive as conn's
+// OnCallback (see Callbacks).
+func NewChannel(conn *Connection, log *slog.Logger) *Channel {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Channel{conn: conn, log: log.With("channel", Name)}
+}
+
+// Name is Name.
+func (c *Channel) Name() string { return Name }
+
+// CardOptions keep every frame within WeCom's stream cap.
+func (c *Channel) CardOptions() []cards.Option {
+	return []cards.Option{cards.WithStreamLimit(cards.StreamMaxBytes)}
+}
+
+// Show pushes r as its stream's frame.
+func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
+	text := r.Text
+	if r.Card != nil {
+		text = r.Card.Stream(0, 0).Content
+	}
+	seq := time.Now().UnixMicro()
+	if r.State == bot.ReplyFinished {
+		seq += seqFinished
+	}
+	s := Snapshot{ReqID: r.To.Ref, StreamID: r.To.Stream, ChatID: chatOf(r.Conversation), Seq: seq,
+		Content: text, Finish: r.State == bot.ReplyFinished, Body: text, BodyEnd: len(text)}
+	if err := c.conn.Present(ctx, s); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Present opens the stream of a turn that starts now.
+func (c *Channel) Present(t bot.Turn) bot.Presenter {
+	return &presenter{c: c, log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream),
+		r: StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: chatOf(t.Conversation)}}
+}
+
+// Callbacks returns the function for Options.OnCallback that hands message
+// callbacks to in.
+func (c *Channel) Callbacks(in Intake) func(context.Context, Frame) {
+	return func(ctx context.Context, f Frame) { c.receive(ctx, in, f) }
+}
+
+func (c *Channel) receive(ctx context.Context, in Intake, f Frame) {
+	cb, err := ParseCallback(f)
+	if errors.Is(err, ErrIgnored) {
+		c.log.Debug("callback ignored", "err", err)
+		return
+	}
+	if err != nil {
+		c.log.Warn("callback not understood", "cmd", f.Cmd, "err", err)
+		return
+	}
+	if cb.Event != "" {
+		// Approval cards are not built on this channel yet.
+		c.log.Info("event ignored", "event", cb.Event, "user", cb.UserID)
+		return
+	}
+	chat := bot.ChatSingle
+	key := bot.ConversationKey(bot.ChatSingle, cb.UserID)
+	if cb.ChatType == "group" {
+		chat, key = bot.ChatGroup, bot.ConversationKey(bot.ChatGroup, cb.ChatID)
+	}
+	m := bot.Message{ID: cb.MsgID, Conversation: key, Chat: cb.ChatID, User: cb.UserID, Text: cb.Text,
+		ChatType: chat, Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
+	if _, err := in.Receive(ctx, m); err != nil {
+		c.log.Warn("message not taken", "msgid", cb.MsgID, "err", err)
+	}
+}
+
+// chatOf is where aibot_send_msg reaches a conversation: its user in a 1:1
+// chat, its group's chatid in a group.
+func chatOf(conversation string) string {
+	_, id, _ := strings.Cut(conversation, ":")
+	return id
+}
+
+// presenter streams one turn's card on the message's req_id.
+type presenter struct {
+	c   *Channel
+	log *slog.Logger
+	r   StreamRenderer
+}
+
+func (p *presenter) Start(bot.CardControl) {}
+
+func (p *presenter) Render(c *cards.Card) bot.Snapshot {
+	s := p.r.Render(c)
+	s.Seq += seqTurn
+	return s
+}
+
+func (p *presenter) Show(ctx context.Context, s bot.Snapshot, final bool) {
+	snap, ok := s.(Snapshot)
+	if !ok {
+		return
+	}
+	snap.Finish = snap.Finish || final
+	if err := p.c.conn.Present(ctx, snap); err != nil {
+		p.log.Warn("frame not presented", "err", err)
+	}
+}
+
+func (p *presenter) Ended() {}
+
+func (p *presenter) Finish(context.Context, *cards.Card) {}
