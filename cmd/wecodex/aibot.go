@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/acpbridge/external"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/longconn"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/store"
@@ -28,10 +32,11 @@ const engineStopTimeout = 20 * time.Second
 // aibot is the running AI-bot webhook channel: the agent, the engine that
 // drives it, and the endpoint WeCom calls.
 type aibot struct {
-	handler http.Handler
-	engine  *bot.Engine
-	agent   acpbridge.Agent
-	log     *slog.Logger
+	handler  http.Handler         // the webhook endpoint; nil in longconn mode
+	longconn *longconn.Connection // the long connection; nil in webhook mode
+	engine   *bot.Engine
+	agent    acpbridge.Agent
+	log      *slog.Logger
 
 	stopRun context.CancelFunc
 	runDone chan struct{}
@@ -59,15 +64,37 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 	if err != nil {
 		return nil, err
 	}
-	channel, err := webhook.New(st, &webhook.ResponseURLDeliverer{}, webhook.Options{
-		StreamWindow: cfg.WeCom.AIBot.StreamWindow,
-		Logger:       log,
-	})
+	replica := replicaID()
+	var (
+		channel bot.Channel
+		hooked  *webhook.Channel
+		lc      *longconn.Connection
+		lcChan  *longconn.Channel
+	)
+	if longConnMode(cfg) {
+		lc, err = longconn.New(longconn.Config{
+			Client: longconn.Options{URL: cfg.WeCom.AIBot.WSURL, BotID: cfg.WeCom.AIBot.BotID, Secret: cfg.WeCom.AIBot.Secret, Log: log,
+				OnCallback: func(ctx context.Context, f longconn.Frame) { lcChan.Callbacks(engine)(ctx, f) }},
+			Replica: replica, Store: st, HolderTTL: store.HolderTTL, RenewEvery: store.HolderRenewEvery,
+			Welcome: cfg.WeCom.AIBot.Welcome, Log: log,
+		})
+		if err == nil {
+			lcChan = longconn.NewChannel(lc, log)
+			channel = lcChan
+		}
+	} else {
+		hooked, err = webhook.New(st, &webhook.ResponseURLDeliverer{}, webhook.Options{
+			StreamWindow: cfg.WeCom.AIBot.StreamWindow,
+			Logger:       log,
+		})
+		channel = hooked
+	}
 	if err != nil {
 		_ = agent.Close()
 		return nil, fmt.Errorf("wecom.aibot: %w", err)
 	}
 	engine, err = bot.New(bot.Config{
+		Replica:        replica,
 		WorkspaceRoot:  root,
 		TurnTimeout:    cfg.Agent.TurnTimeout,
 		UpdateInterval: cfg.Cards.UpdateInterval,
@@ -83,27 +110,56 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 		_ = agent.Close()
 		return nil, fmt.Errorf("start bot engine: %w", err)
 	}
-	hook, err := webhook.NewHandler(webhook.HandlerOptions{
-		Token:          cfg.WeCom.AIBot.Token,
-		EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
-		Streams:        channel.Streams(engine),
-		Logger:         log,
-	})
-	if err != nil {
-		_ = agent.Close()
-		return nil, fmt.Errorf("wecom.aibot: %w", err)
+	var hook http.Handler
+	if hooked != nil {
+		hook, err = webhook.NewHandler(webhook.HandlerOptions{
+			Token:          cfg.WeCom.AIBot.Token,
+			EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
+			Streams:        hooked.Streams(engine),
+			Logger:         log,
+		})
+		if err != nil {
+			_ = agent.Close()
+			return nil, fmt.Errorf("wecom.aibot: %w", err)
+		}
 	}
 
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
-	a := &aibot{handler: hook, engine: engine, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{})}
+	a := &aibot{handler: hook, longconn: lc, engine: engine, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{})}
 	go func() {
 		defer close(a.runDone)
+		if lc != nil {
+			// The connection stops (releasing its lease) with the engine.
+			connDone := make(chan struct{})
+			go func() { defer close(connDone); _ = lc.Run(runCtx) }()
+			defer func() { <-connDone }()
+		}
 		if err := engine.Run(runCtx); err != nil {
 			log.Error("bot engine stopped", "err", err)
 		}
 	}()
-	log.Info("wecom aibot webhook", "path", cfg.WeCom.AIBot.Path, "agent", cfg.Agent.Kind, "replica", engine.Replica())
+	if lc != nil {
+		log.Info("wecom aibot long connection", "ws_url", cfg.WeCom.AIBot.WSURL, "agent", cfg.Agent.Kind, "replica", engine.Replica())
+	} else {
+		log.Info("wecom aibot webhook", "path", cfg.WeCom.AIBot.Path, "agent", cfg.Agent.Kind, "replica", engine.Replica())
+	}
 	return a, nil
+}
+
+// replicaID names this process among the replicas sharing the store, in
+// the engine and in the long connection's holder lease alike.
+func replicaID() string {
+	host, _ := os.Hostname()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// longConnMode reports whether the AI bot is served over the long
+// connection: wecom.aibot.mode longconn, unless the playground (which plays
+// the webhook) is on.
+func longConnMode(cfg *configs.Config) bool {
+	return cfg.AIBotEnabled() && cfg.WeCom.AIBot.Mode == configs.AIBotLongConn && !cfg.Playground.Enabled
 }
 
 // newAgent builds the agent agent.kind names. Codex keeps message phases in

@@ -32,10 +32,6 @@ func loadConfig(f configFlags, serving bool) (*configs.Config, []configs.Warning
 // has no code for: without this, serve would start and serve nothing there.
 func unservable(cfg *configs.Config) configs.Problems {
 	var ps configs.Problems
-	if cfg.WeCom.AIBot.Mode == configs.AIBotLongConn {
-		ps = append(ps, configs.Problem{Key: "wecom.aibot.mode", Message: `"longconn" is not supported by this build, ` +
-			"which serves the AI bot in webhook mode only; set wecom.aibot.mode: webhook with wecom.aibot.token and encoding_aes_key"})
-	}
 	if cfg.AppEnabled() {
 		ps = append(ps, configs.Problem{Key: "wecom.app", Message: "the self-built app channel is not supported by this build; " +
 			"remove wecom.app.corp_id, agent_id, secret, token and encoding_aes_key, and use the AI bot (wecom.aibot.*)"})

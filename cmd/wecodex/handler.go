@@ -30,6 +30,9 @@ type serverDeps struct {
 	// AIBot is the AI-bot webhook endpoint, mounted at wecom.aibot.path;
 	// nil when the webhook is not configured.
 	AIBot http.Handler
+	// LongConn reports the AI bot's long connection (ready, and where it
+	// stands in words); nil when the bot is not in longconn mode.
+	LongConn func() (bool, string)
 	// AgentWarnings lists what the agent warned about the machine it runs
 	// on (Codex: bubblewrap missing, unknown model metadata); nil when the
 	// agent reports none.
@@ -117,6 +120,11 @@ func (h *readiness) check(ctx context.Context) (map[string]string, error) {
 	if h.deps.Draining != nil && h.deps.Draining() {
 		problems["draining"] = "this server is shutting down: it finishes its running turns and takes no new ones; the other replicas take its messages"
 	}
+	if h.deps.LongConn != nil {
+		if ready, status := h.deps.LongConn(); !ready {
+			problems["wecom_aibot"] = "long connection " + status
+		}
+	}
 	if len(problems) == 0 {
 		return nil, nil
 	}
@@ -144,8 +152,9 @@ func (h *readiness) channels() map[string]string {
 	switch {
 	case h.deps.AIBot != nil:
 		aibot = "webhook " + cfg.WeCom.AIBot.Path
-	case cfg.AIBotEnabled() && cfg.WeCom.AIBot.Mode == configs.AIBotLongConn:
-		aibot = "longconn (not served by this build)"
+	case h.deps.LongConn != nil:
+		_, status := h.deps.LongConn()
+		aibot = "longconn " + status
 	}
 	return map[string]string{"wecom_aibot": aibot}
 }

@@ -114,9 +114,7 @@ agent:
 				redisTypo + ": config has errors\n"},
 		{"unknown key further off is a warning", []string{"check-config", "-config", farTypo}, 0, "config OK\n",
 			"warning: server.addres: unknown key, ignored; did you mean server.addr?\n"},
-		{"longconn is not served by this build", []string{"check-config", "--config", longconn}, 1, "",
-			"error: wecom.aibot.mode: \"longconn\" is not supported by this build, which serves the AI bot in webhook mode only; " +
-				"set wecom.aibot.mode: webhook with wecom.aibot.token and encoding_aes_key\n" + longconn + ": config has errors\n"},
+		{"longconn with bot id and secret", []string{"check-config", "--config", longconn}, 0, "config OK\n", ""},
 		{"the app is not served by this build", []string{"check-config", "--config", app}, 1, "",
 			"error: wecom.app: the self-built app channel is not supported by this build; " +
 				"remove wecom.app.corp_id, agent_id, secret, token and encoding_aes_key, and use the AI bot (wecom.aibot.*)\n" + app + ": config has errors\n"},
@@ -190,9 +188,6 @@ func TestServeRefusesAnInvalidConfig(t *testing.T) {
 				"wecodex serve: invalid config %s:\n" +
 				"error: agent.turn_timeout: must be a duration with a unit, like 500ms, 30s or 30m, not 30\n" +
 				"error: redis.adr: unknown key; did you mean redis.addr? (as spelt it is ignored, leaving redis.addr at its default)\n"},
-		{"longconn", "wecom:\n  aibot:\n    mode: longconn\n    bot_id: b\n    secret: s\n",
-			"error: wecom.aibot.mode: \"longconn\" is not supported by this build, which serves the AI bot in webhook mode only; " +
-				"set wecom.aibot.mode: webhook with wecom.aibot.token and encoding_aes_key\n"},
 		{"playground on every interface", "server:\n  addr: 0.0.0.0:0\nplayground:\n  enabled: true\n",
 			"error: server.addr: must be a loopback address like 127.0.0.1:8080 while playground.enabled is true, not \"0.0.0.0:0\": " +
 				"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address\n"},

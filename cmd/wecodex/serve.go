@@ -82,7 +82,7 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		Draining: func() bool { return ctx.Err() != nil },
 	}
 	var channel *aibot
-	if cfg.AIBotWebhook() {
+	if cfg.AIBotWebhook() || longConnMode(cfg) {
 		channel, err = startAIBot(ctx, cfg, st, log)
 		if err != nil {
 			return err
@@ -91,6 +91,9 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		// a running engine.
 		defer channel.stop()
 		deps.AIBot = channel.handler
+		if channel.longconn != nil {
+			deps.LongConn = channel.longconn.Status
+		}
 		if w, ok := channel.agent.(interface{ Warnings() []string }); ok {
 			deps.AgentWarnings = w.Warnings
 		}
