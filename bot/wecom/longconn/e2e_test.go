@@ -27,44 +27,8 @@ func TestEngineTurnOverLongConnection(t *testing.T) {
 		scriptedmodel.Message("commentary", "Looking at the repository first."),
 		scriptedmodel.Message("final_answer", "The answer is 42."),
 	)))
-	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
-	prefix := testenv.Prefix(t, "longconn-e2e")
-	st := testenv.OpenStore(t, prefix)
-	log := slog.New(slog.DiscardHandler)
-
-	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log})
-	t.Cleanup(func() { _ = agent.Close() })
-	var (
-		engine *bot.Engine
-		ch     *Channel
-	)
-	conn, err := New(Config{
-		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
-			OnCallback: func(ctx context.Context, f Frame) { ch.Callbacks(engine)(ctx, f) }},
-		Replica: "A", Store: st, HolderTTL: 3 * time.Second, RenewEvery: time.Second, Log: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch = NewChannel(conn, log)
-	engine, err = bot.New(bot.Config{
-		Replica: "A", WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
-		Access: bot.Access{AllowUsers: []string{"zhangsan"}}, Logger: log,
-	}, st, agent, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
-	go func() { _ = engine.Run(ctx); done <- struct{}{} }()
-	go func() { _ = conn.Run(ctx); done <- struct{}{} }()
-	t.Cleanup(func() { cancel(); <-done; <-done })
-
+	srv, _ := startEngine(t, h)
 	wctx := waitCtx(t)
-	if _, err := srv.Wait(wctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
-		t.Fatal(err)
-	}
-	waitHolding(t, conn)
 	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{MsgID: "msg-1", UserID: "zhangsan", Text: "what is the answer?"})
 	if err != nil {
 		t.Fatal(err)
@@ -126,5 +90,86 @@ func waitHolding(t *testing.T, c *Connection) {
 			t.Fatal("the connection never became ready")
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+}
+
+// startEngine runs the engine on the real Redis with the real Codex of h
+// behind the long-connection channel, connected to a new fake server.
+func startEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongConnServer, *Connection) {
+	t.Helper()
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	prefix := testenv.Prefix(t, "longconn-e2e")
+	st := testenv.OpenStore(t, prefix)
+	log := slog.New(slog.DiscardHandler)
+
+	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log})
+	t.Cleanup(func() { _ = agent.Close() })
+	var (
+		engine *bot.Engine
+		ch     *Channel
+	)
+	conn, err := New(Config{
+		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
+			OnCallback: func(ctx context.Context, f Frame) { ch.Callbacks(engine)(ctx, f) }},
+		Replica: "A", Store: st, HolderTTL: 3 * time.Second, RenewEvery: time.Second, Log: log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch = NewChannel(conn, log)
+	engine, err = bot.New(bot.Config{
+		Replica: "A", WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
+		Access: bot.Access{AllowUsers: []string{"zhangsan"}}, Logger: log,
+	}, st, agent, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = engine.Run(ctx); done <- struct{}{} }()
+	go func() { _ = conn.Run(ctx); done <- struct{}{} }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
+
+	wctx := waitCtx(t)
+	if _, err := srv.Wait(wctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
+		t.Fatal(err)
+	}
+	waitHolding(t, conn)
+	return srv, conn
+}
+
+// TestEngineStopOverLongConnection: /stop while Codex is mid-answer ends
+// the turn; its card's final frame says it was cancelled.
+func TestEngineStopOverLongConnection(t *testing.T) {
+	gate := scriptedmodel.NewGate()
+	t.Cleanup(gate.Release)
+	h := codextest.Start(t, scriptedmodel.Sequence(scriptedmodel.Reply(
+		scriptedmodel.Message("commentary", "Working on it."),
+		scriptedmodel.MessageDeltas("final_answer", "one", " two", " three"),
+	).WithHold(1, gate)))
+	srv, _ := startEngine(t, h)
+	wctx := waitCtx(t)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{MsgID: "msg-1", UserID: "zhangsan", Text: "count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gate.Reached():
+	case <-wctx.Done():
+		t.Fatal("Codex never reached the hold")
+	}
+	stopReq, err := srv.PushMessage(wecomtest.LongConnMessage{MsgID: "msg-2", UserID: "zhangsan", Text: "/stop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := srv.Wait(wctx, wecomtest.IsFinalStream(reqID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := final.Stream().Content; !strings.Contains(c, "Cancelled") || strings.Contains(c, "three") {
+		t.Fatalf("final frame of the stopped turn = %q, want it cancelled before the rest of the answer", c)
+	}
+	if _, err := srv.Wait(wctx, wecomtest.IsFinalStream(stopReq)); err != nil {
+		t.Fatal(err)
 	}
 }
