@@ -27,7 +27,7 @@ func TestReadyzNamesAnUnreachableRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, stop := startServe(t, "redis:\n  addr: "+addr+"\nagent:\n  codex:\n    bin: "+self+"\n")
-	want := `{"ready":false,"problems":{"redis":"Redis at ` + addr + ` does not answer: check redis.addr and redis.password, and that Redis is running (the log has the error)"},"channels":{"wecom_aibot":"off"}}` + "\n"
+	want := `{"ready":false,"problems":{"redis":"Redis at ` + addr + ` does not answer: check redis.addr and redis.password, and that Redis is running and reachable from here (the log has the error)"},"channels":{"wecom_aibot":"off"}}` + "\n"
 	if code, body := get(t, base+"/readyz"); code != 503 || body != want {
 		t.Errorf("/readyz = %d %s\nwant 503 %s", code, body, want)
 	}
@@ -38,7 +38,11 @@ func TestReadyzNamesAnUnreachableRedis(t *testing.T) {
 			notReady = l
 		}
 	}
-	if notReady == nil || notReady["level"] != "WARN" || !strings.Contains(fmt.Sprint(notReady["redis_err"]), "connection refused") {
+	// The driver retries its dials, so on a busy machine the ping's deadline
+	// may come before the refusal: either is the driver's own error.
+	driverErr := fmt.Sprint(notReady["redis_err"])
+	if notReady == nil || notReady["level"] != "WARN" ||
+		!strings.Contains(driverErr, "connection refused") && !strings.Contains(driverErr, "deadline exceeded") {
 		t.Fatalf("no WARN 'not ready' line with the driver's error; logs: %v", logs)
 	}
 }
