@@ -30,7 +30,11 @@ func TestWatchdogRestartsStoppedAppServer(t *testing.T) {
 			sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Other answer.")),
 		},
 		"again": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Back with history."))},
-	}), sm.HomeOptions{}, Options{WatchdogInterval: 200 * time.Millisecond, WatchdogTimeout: 2 * time.Second})
+	}), sm.HomeOptions{}, Options{WatchdogInterval: 200 * time.Millisecond})
+	// The production timeout, not a shorter one: a stopped Codex never
+	// answers, whatever the timeout, but a new app-server starting on a
+	// machine at load 20+ can take seconds to answer its first probe, and a
+	// 2 s timeout killed it too (the other conversation then failed).
 	h.AllowServerErrors() // the killed Codex hangs up mid-stream
 	idA, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
