@@ -40,10 +40,19 @@ func DefaultCapabilitiesMeta() map[string]any {
 }
 
 // agentDefaultEnv is set in the agent's environment unless agent.acp.env or
-// wecodex's own environment sets it: declaring AIR also turns on codex-acp
-// 2.x's prompt suggestions, one extra model request after every turn for a
-// composer wecodex does not have.
-var agentDefaultEnv = [][2]string{{"CODEX_ACP_PROMPT_SUGGESTIONS", "false"}}
+// wecodex's own environment sets it:
+//   - declaring AIR also turns on codex-acp 2.x's prompt suggestions, one
+//     extra model request after every turn for a composer wecodex does not
+//     have;
+//   - codex-acp 2.x starts every new or loaded session in its mode "agent"
+//     ("Auto review": approvals_reviewer auto_review), which hands each
+//     approval to a model reviewer, so agent.approval is never asked.
+//     "workspace-write" is the same sandbox and approval policy (on-request)
+//     with the user as reviewer: the request comes to the client.
+var agentDefaultEnv = [][2]string{
+	{"CODEX_ACP_PROMPT_SUGGESTIONS", "false"},
+	{"INITIAL_AGENT_MODE", "workspace-write"},
+}
 
 // Options configures an Agent (agent.kind: acp).
 type Options struct {

@@ -171,12 +171,12 @@ func TestAgentEnvDefaults(t *testing.T) {
 		env  map[string]string
 		want []string
 	}{
-		{"default added", []string{"PATH=/bin"}, map[string]string{"B": "2", "A": "1"},
-			[]string{"PATH=/bin", "A=1", "B=2", "CODEX_ACP_PROMPT_SUGGESTIONS=false"}},
-		{"agent.acp.env wins", nil, map[string]string{"CODEX_ACP_PROMPT_SUGGESTIONS": "true"},
-			[]string{"CODEX_ACP_PROMPT_SUGGESTIONS=true"}},
+		{"defaults added", []string{"PATH=/bin"}, map[string]string{"B": "2", "A": "1"},
+			[]string{"PATH=/bin", "A=1", "B=2", "CODEX_ACP_PROMPT_SUGGESTIONS=false", "INITIAL_AGENT_MODE=workspace-write"}},
+		{"agent.acp.env wins", nil, map[string]string{"CODEX_ACP_PROMPT_SUGGESTIONS": "true", "INITIAL_AGENT_MODE": "agent"},
+			[]string{"CODEX_ACP_PROMPT_SUGGESTIONS=true", "INITIAL_AGENT_MODE=agent"}},
 		{"our environment wins", []string{"CODEX_ACP_PROMPT_SUGGESTIONS=true"}, nil,
-			[]string{"CODEX_ACP_PROMPT_SUGGESTIONS=true"}},
+			[]string{"CODEX_ACP_PROMPT_SUGGESTIONS=true", "INITIAL_AGENT_MODE=workspace-write"}},
 	}
 	for _, tt := range tests {
 		if got := agentEnv(tt.base, tt.env); !slices.Equal(got, tt.want) {
