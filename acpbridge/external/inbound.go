@@ -3,6 +3,7 @@ package external
 import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/jsonscan"
 )
 
 // inboundUpdate is one session/update from an external agent, decoded once
@@ -29,32 +30,38 @@ func routeUpdate(n acp.SessionNotification) inboundUpdate {
 	return in
 }
 
+// An external agent's stdout is almost all session/update text chunks, and
+// decoding each with encoding/json through the SDK's types (a map per union,
+// then the variant, then the content union, then _meta as map[string]any)
+// cost most of the reader's CPU. The reader walks the hot chunks with
+// internal/jsonscan instead and hands everything else to encoding/json.
+
 // scanEnvelope reads a JSON-RPC line's method and params. method is "" for a
 // response or a request (the SDK's), and ok is false when the scanner cannot
 // be sure of the line, which encoding/json then decides.
 func scanEnvelope(line []byte) (method string, params []byte, ok bool) {
-	f := newFields(line)
+	f := jsonscan.NewFields(line)
 	var rawMethod []byte
 	hasID := false
-	for key, v, more := f.next(); more; key, v, more = f.next() {
+	for key, v, more := f.Next(); more; key, v, more = f.Next() {
 		switch {
-		case !plainKey(key, "id", "method", "params"):
+		case !jsonscan.PlainKey(key, "id", "method", "params"):
 			return "", nil, false
 		case string(key) == "id":
-			hasID = !isNull(v)
+			hasID = !jsonscan.IsNull(v)
 		case string(key) == "method":
 			rawMethod = v
 		case string(key) == "params":
 			params = v
 		}
 	}
-	if f.err != nil {
+	if f.Err() != nil {
 		return "", nil, false
 	}
 	if hasID || rawMethod == nil {
 		return "", nil, true
 	}
-	method, ok = stringValue(rawMethod)
+	method, ok = jsonscan.String(rawMethod)
 	return method, params, ok
 }
 
@@ -65,10 +72,10 @@ func scanEnvelope(line []byte) (method string, params []byte, ok bool) {
 func scanUpdate(params []byte, seen *seenStrings) (inboundUpdate, bool) {
 	var in inboundUpdate
 	var update []byte
-	f := newFields(params)
-	for key, v, more := f.next(); more; key, v, more = f.next() {
+	f := jsonscan.NewFields(params)
+	for key, v, more := f.Next(); more; key, v, more = f.Next() {
 		switch {
-		case !plainKey(key, "sessionId", "update"):
+		case !jsonscan.PlainKey(key, "sessionId", "update"):
 			return in, false
 		case string(key) == "sessionId":
 			s, ok := seen.session.of(v)
@@ -80,7 +87,7 @@ func scanUpdate(params []byte, seen *seenStrings) (inboundUpdate, bool) {
 			update = v
 		}
 	}
-	if f.err != nil || update == nil {
+	if f.Err() != nil || update == nil {
 		return in, false
 	}
 	c, ok := scanChunk(update, seen)
@@ -117,7 +124,7 @@ func (l *lastString) of(v []byte) (string, bool) {
 	if l.raw != nil && string(v) == string(l.raw) {
 		return l.s, true
 	}
-	s, ok := stringValue(v)
+	s, ok := jsonscan.String(v)
 	if !ok {
 		return "", false
 	}
@@ -141,16 +148,16 @@ type wireTextChunk struct {
 func scanChunk(update []byte, seen *seenStrings) (wireTextChunk, bool) {
 	var c wireTextChunk
 	var kind, content, meta []byte
-	f := newFields(update)
-	for key, v, more := f.next(); more; key, v, more = f.next() {
+	f := jsonscan.NewFields(update)
+	for key, v, more := f.Next(); more; key, v, more = f.Next() {
 		switch {
-		case !plainKey(key, "sessionUpdate", "messageId", "content", "_meta"):
+		case !jsonscan.PlainKey(key, "sessionUpdate", "messageId", "content", "_meta"):
 			return c, false
 		case string(key) == "sessionUpdate":
 			kind = v
 		case string(key) == "messageId":
 			c.messageID = ""
-			if !isNull(v) {
+			if !jsonscan.IsNull(v) {
 				id, ok := seen.message.of(v)
 				if !ok {
 					return c, false
@@ -163,7 +170,7 @@ func scanChunk(update []byte, seen *seenStrings) (wireTextChunk, bool) {
 			meta = v
 		}
 	}
-	if f.err != nil {
+	if f.Err() != nil {
 		return c, false
 	}
 	switch string(kind) {
@@ -178,7 +185,7 @@ func scanChunk(update []byte, seen *seenStrings) (wireTextChunk, bool) {
 		return c, false
 	}
 	c.text = text
-	if meta != nil && !isNull(meta) {
+	if meta != nil && !jsonscan.IsNull(meta) {
 		if !scanMeta(meta, &c) {
 			return c, false
 		}
@@ -193,25 +200,25 @@ func scanTextContent(content []byte) (string, bool) {
 		return "", false
 	}
 	var typ, text []byte
-	f := newFields(content)
-	for key, v, more := f.next(); more; key, v, more = f.next() {
+	f := jsonscan.NewFields(content)
+	for key, v, more := f.Next(); more; key, v, more = f.Next() {
 		switch {
-		case !plainKey(key, "type", "text", "annotations", "_meta"):
+		case !jsonscan.PlainKey(key, "type", "text", "annotations", "_meta"):
 			return "", false
 		case string(key) == "type":
 			typ = v
 		case string(key) == "text":
 			text = v
 		case string(key) == "annotations" || string(key) == "_meta":
-			if !isNull(v) {
+			if !jsonscan.IsNull(v) {
 				return "", false
 			}
 		}
 	}
-	if f.err != nil || string(typ) != `"text"` || text == nil {
+	if f.Err() != nil || string(typ) != `"text"` || text == nil {
 		return "", false
 	}
-	return stringValue(text)
+	return jsonscan.String(text)
 }
 
 // scanMeta reads the phase and notice keys of a chunk's _meta into c with the
@@ -219,9 +226,9 @@ func scanTextContent(content []byte) (string, bool) {
 // scanner cannot be sure, and the SDK's decode then reads it.
 func scanMeta(meta []byte, c *wireTextChunk) bool {
 	var codex, jetbrains, wecodex []byte
-	f := newFields(meta)
-	for key, v, more := f.next(); more; key, v, more = f.next() {
-		if !plainKey(key) {
+	f := jsonscan.NewFields(meta)
+	for key, v, more := f.Next(); more; key, v, more = f.Next() {
+		if !jsonscan.PlainKey(key) {
 			return false
 		}
 		switch string(key) {
@@ -233,7 +240,7 @@ func scanMeta(meta []byte, c *wireTextChunk) bool {
 			wecodex = v
 		}
 	}
-	if f.err != nil {
+	if f.Err() != nil {
 		return false
 	}
 	var ok1, ok2, ok3 bool
@@ -258,16 +265,16 @@ func scanStringAt(v []byte, keys ...string) (s string, found, ok bool) {
 			return "", false, true
 		}
 		var next []byte
-		f := newFields(v)
-		for key, val, more := f.next(); more; key, val, more = f.next() {
-			if !plainKey(key) {
+		f := jsonscan.NewFields(v)
+		for key, val, more := f.Next(); more; key, val, more = f.Next() {
+			if !jsonscan.PlainKey(key) {
 				return "", false, false
 			}
 			if string(key) == k {
 				next = val
 			}
 		}
-		if f.err != nil {
+		if f.Err() != nil {
 			return "", false, false
 		}
 		v = next
@@ -280,6 +287,6 @@ func scanStringAt(v []byte, keys ...string) (s string, found, ok bool) {
 			return p, true, true
 		}
 	}
-	s, ok = stringValue(v)
+	s, ok = jsonscan.String(v)
 	return s, ok, ok
 }

@@ -1,4 +1,13 @@
-package external
+// Package jsonscan walks JSON objects without decoding them: a protocol reader
+// whose lines are almost all one hot kind (a Codex delta, an ACP text chunk)
+// reads the few members it needs as raw bytes, without allocating or
+// reflecting, and leaves everything else to encoding/json.
+//
+// The scanner accepts all valid JSON and is not a validator: on malformed
+// input it may return members or an error, but it never panics. Keys come
+// back raw; a caller comparing them with names encoding/json would match
+// case-insensitively or after unescaping checks PlainKey first.
+package jsonscan
 
 import (
 	"bytes"
@@ -7,25 +16,19 @@ import (
 	"unicode/utf8"
 )
 
-// An external agent's stdout is almost all session/update text chunks, and
-// decoding each with encoding/json through the SDK's types (a map per union,
-// then the variant, then the content union, then _meta as map[string]any)
-// cost most of the reader's CPU. The reader walks the hot chunks with this
-// allocation-free scanner instead and hands everything else to encoding/json.
-// It is a copy of acpbridge/codex's jsonscan.go (which this package cannot
-// import); keep the two alike.
-
 var errBadJSON = errors.New("malformed JSON")
 
-// fields iterates over the members of a JSON object.
-type fields struct {
+// Fields iterates over the members of one JSON object.
+type Fields struct {
 	data []byte
 	pos  int
 	err  error
 }
 
-func newFields(obj []byte) fields {
-	f := fields{data: obj}
+// NewFields starts iterating over obj, which must be a JSON object (leading
+// space allowed); otherwise the first Next returns false and Err is set.
+func NewFields(obj []byte) Fields {
+	f := Fields{data: obj}
 	f.skipSpace()
 	if f.pos >= len(f.data) || f.data[f.pos] != '{' {
 		f.err = errBadJSON
@@ -35,10 +38,10 @@ func newFields(obj []byte) fields {
 	return f
 }
 
-// next returns the next member: its key as raw bytes between the quotes (keys
-// Codex sends never need unescaping) and its raw value. ok is false at the end
-// of the object or on malformed input (then err is set).
-func (f *fields) next() (key, value []byte, ok bool) {
+// Next returns the next member: its key as raw bytes between the quotes (not
+// unescaped: see PlainKey) and its raw value, both slices of obj. ok is false
+// at the end of the object or on malformed input (then Err is set).
+func (f *Fields) Next() (key, value []byte, ok bool) {
 	if f.err != nil {
 		return nil, nil, false
 	}
@@ -83,7 +86,10 @@ func (f *fields) next() (key, value []byte, ok bool) {
 	return key, f.data[start:end], true
 }
 
-func (f *fields) skipSpace() {
+// Err is errBadJSON once the object turned out malformed, else nil.
+func (f *Fields) Err() error { return f.err }
+
+func (f *Fields) skipSpace() {
 	for f.pos < len(f.data) {
 		switch f.data[f.pos] {
 		case ' ', '\t', '\r', '\n':
@@ -157,10 +163,10 @@ func skipValue(data []byte, i int) (int, bool) {
 	}
 }
 
-// rawString returns the contents of a JSON string value without its quotes,
-// and whether it contains escapes (then it must be decoded with
-// decodeString). A non-string value returns ok false.
-func rawString(v []byte) (s []byte, escaped, ok bool) {
+// RawString returns the contents of a JSON string value without its quotes,
+// and whether it contains escapes (then String decodes it). A non-string
+// value returns ok false.
+func RawString(v []byte) (s []byte, escaped, ok bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return nil, false, false
 	}
@@ -173,10 +179,10 @@ func rawString(v []byte) (s []byte, escaped, ok bool) {
 	return s, false, true
 }
 
-// stringValue decodes a JSON string value the way encoding/json does
-// (escapes, and invalid UTF-8 replaced); ok is false for anything else.
-func stringValue(v []byte) (string, bool) {
-	s, escaped, ok := rawString(v)
+// String decodes a JSON string value the way encoding/json does (escapes,
+// and invalid UTF-8 replaced); ok is false for anything else.
+func String(v []byte) (string, bool) {
+	s, escaped, ok := RawString(v)
 	if !ok {
 		return "", false
 	}
@@ -190,11 +196,11 @@ func stringValue(v []byte) (string, bool) {
 	return out, true
 }
 
-// plainKey reports whether key can be compared byte for byte with the names
-// we look for: encoding/json, which the SDK decodes with, unescapes keys and
-// matches struct fields case-insensitively, so a key with an escape or one
-// that differs from a known name only in case must take that decoder instead.
-func plainKey(key []byte, known ...string) bool {
+// PlainKey reports whether key can be compared byte for byte with the names
+// the caller looks for: encoding/json unescapes keys and matches struct
+// fields case-insensitively, so a key with an escape, or one that differs
+// from a known name only in case, must take that decoder instead.
+func PlainKey(key []byte, known ...string) bool {
 	for _, k := range known {
 		if string(key) == k {
 			return true // the common case, and a known name has no escape
@@ -211,4 +217,5 @@ func plainKey(key []byte, known ...string) bool {
 	return true
 }
 
-func isNull(v []byte) bool { return string(v) == "null" }
+// IsNull reports whether the raw value v is JSON null.
+func IsNull(v []byte) bool { return string(v) == "null" }
