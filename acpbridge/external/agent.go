@@ -131,6 +131,9 @@ type extTurn struct {
 }
 
 func (t *extTurn) poke() {
+	if t == nil {
+		return
+	}
 	select {
 	case t.activity <- struct{}{}:
 	default:

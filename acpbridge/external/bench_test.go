@@ -122,7 +122,7 @@ func newBenchRig(tb testing.TB, sessionID acp.SessionId, sink acpbridge.Sink) *b
 // feed runs stream through an updateReader into the session, as far as the
 // sink, and returns what went on to the SDK.
 func (r *benchRig) feed(tb testing.TB, stream []byte) []byte {
-	ur := newUpdateReader(bytes.NewReader(stream), sessionUpdates(r.client), r.a.log)
+	ur := newUpdateReader(bytes.NewReader(stream), r.client, r.a.log)
 	done := make(chan struct{})
 	var rest []byte
 	go func() {

@@ -3,6 +3,7 @@ package external
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -16,6 +17,8 @@ type agentClient struct {
 	a    *Agent
 	gen  uint64
 	info atomic.Pointer[string] // agentInfo "name version", once initialized
+
+	gathered []pendingUpdate // the reader goroutine's own: see deliver
 }
 
 var _ acp.Client = (*agentClient)(nil)
@@ -33,39 +36,91 @@ func (c *agentClient) session(id acp.SessionId) (*extSession, *extTurn, acpbridg
 
 // SessionUpdate implements acp.Client. The SDK never calls it for an agent
 // process (updateReader takes every session/update first); it routes like
-// the reader does.
+// the reader does, one update at a time.
 func (c *agentClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
 	if kind, ok := acpbridge.UpdateKind(n.Update); !ok {
 		c.a.log.Debug("dropping unknown session update", "session", n.SessionId, "kind", kind)
 		return nil
 	}
-	c.deliver(routeUpdate(n))
+	if p, ok := c.route(routeUpdate(n)); ok {
+		p.turn.poke()
+		p.s.queue.push(p.deliver)
+	}
 	return nil
 }
 
-// deliver runs on the reader's goroutine: it only routes and queues, never
-// waits on the sink.
-func (c *agentClient) deliver(in inboundUpdate) {
-	s, turn, sink := c.session(in.session)
-	if s == nil {
+// pendingUpdate is one routed update on its way to its session's sink.
+type pendingUpdate struct {
+	s      *extSession
+	turn   *extTurn // nil outside a turn; poke is nil-safe
+	sink   acpbridge.Sink
+	update acp.SessionUpdate
+	notice *acpbridge.Notice
+}
+
+func (p pendingUpdate) deliver() {
+	if p.notice != nil {
+		p.sink.Notice(*p.notice)
 		return
 	}
-	if turn != nil {
-		turn.poke()
+	p.sink.Update(p.update)
+}
+
+// route finds where in goes; false drops it (a session that moved on, or
+// no sink, e.g. a replay while reattaching after a restart).
+func (c *agentClient) route(in inboundUpdate) (pendingUpdate, bool) {
+	s, turn, sink := c.session(in.session)
+	if s == nil {
+		return pendingUpdate{}, false
 	}
 	if in.unphased {
 		c.a.noteUnphased(c.agentInfo())
 	}
 	if sink == nil {
-		return // e.g. a replay while reattaching after a restart
+		if turn != nil {
+			turn.poke() // still a sign of life
+		}
+		return pendingUpdate{}, false
 	}
-	if in.notice != nil {
-		notice := *in.notice
-		s.queue.push(func() { sink.Notice(notice) })
-		return
+	return pendingUpdate{s: s, turn: turn, sink: sink, update: in.update, notice: in.notice}, true
+}
+
+// deliver runs on the reader's goroutine: it only routes and gathers, never
+// waits on the sink. What it gathered reaches the sessions' queues at the
+// next flushDelivered.
+func (c *agentClient) deliver(in inboundUpdate) {
+	if p, ok := c.route(in); ok {
+		c.gathered = append(c.gathered, p)
 	}
-	u := in.update
-	s.queue.push(func() { sink.Update(u) })
+}
+
+// flushDelivered hands what deliver gathered to the sessions' queues, one
+// queue item and one turn wake-up per session for the whole batch: per
+// update, those wake-ups (the queue's goroutine and the turn's hang timer)
+// cost more than decoding the update. The reader calls it before it passes
+// anything on to the SDK (a response must come after the updates before it)
+// and before a read that may wait.
+func (c *agentClient) flushDelivered() {
+	for i := 0; i < len(c.gathered); {
+		j := i + 1
+		for j < len(c.gathered) && c.gathered[j].s == c.gathered[i].s {
+			j++
+		}
+		batch := slices.Clone(c.gathered[i:j])
+		for k := range batch {
+			if k == 0 || batch[k].turn != batch[k-1].turn {
+				batch[k].turn.poke()
+			}
+		}
+		batch[0].s.queue.push(func() {
+			for _, p := range batch {
+				p.deliver()
+			}
+		})
+		i = j
+	}
+	clear(c.gathered)
+	c.gathered = c.gathered[:0]
 }
 
 // agentInfo names the agent this client serves, from initialize's agentInfo.

@@ -32,6 +32,10 @@ const loadFIFOEnv = "WECODEX_TEST_LOAD_FIFO"
 const stubbornAgentEnv = "WECODEX_TEST_STUBBORN_AGENT"
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(trickleEnv); path != "" {
+		runTrickle(path)
+		os.Exit(0)
+	}
 	if v := os.Getenv(floodAgentEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {

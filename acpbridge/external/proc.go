@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/readpace"
 )
 
 // agentProc is one run of the external agent's process and its ACP connection.
@@ -45,7 +47,7 @@ func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 	// Our own pipes rather than StdoutPipe/StderrPipe: Wait must neither close
 	// a read end while the connection still reads what the agent wrote last,
 	// nor wait for a grandchild that inherited stderr.
-	stdoutR, stdoutW, err := os.Pipe()
+	stdoutR, stdoutW, err := readpace.Pipe("agent-stdout")
 	if err != nil {
 		return nil, fmt.Errorf("start agent %s: stdout: %w", a.opts.Command[0], err)
 	}
@@ -76,7 +78,7 @@ func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 		}
 	}()
 	client := &agentClient{a: a, gen: gen}
-	out := newUpdateReader(stdoutR, sessionUpdates(client), log)
+	out := newAgentReader(stdoutR, client, log)
 	p.conn = acp.NewClientSideConnection(client, stdin, out)
 	p.conn.SetLogger(log)
 	go out.run(p.conn.Done())
@@ -126,6 +128,13 @@ func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 	client.info.Store(&p.info)
 	log.Info("agent started", "agent", p.info, "load_session", p.caps.LoadSession)
 	return p, nil
+}
+
+// newAgentReader reads an agent's stdout, the read end of a readpace.Pipe:
+// paced, because agents write a line per model delta and a read per line
+// cost the client ten times the CPU of the updates themselves.
+func newAgentReader(stdout io.Reader, client updateSink, log *slog.Logger) *updateReader {
+	return newUpdateReader(&readpace.Reader{R: stdout}, client, log)
 }
 
 // agentEnv is the agent's environment: ours, then agent.acp.env (sorted, so

@@ -2,6 +2,7 @@ package external
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -26,9 +27,14 @@ import (
 // makes the agent's writes wait in the pipe instead of losing the connection.
 // Everything else (responses, requests, $/cancel_request) goes on to the SDK
 // in the same order, so a response still comes after every update before it.
+//
+// The client gathers the updates of one read and the reader flushes them
+// before it passes a line on to the SDK and before a read that may wait:
+// one hand-over per read, not per line. Reads from src are paced
+// (internal/readpace), so one read holds every line the agent wrote meanwhile.
 type updateReader struct {
 	src     io.Reader
-	handle  func(inboundUpdate)
+	client  updateSink
 	log     *slog.Logger
 	pr      *io.PipeReader
 	pw      *io.PipeWriter
@@ -39,9 +45,15 @@ type updateReader struct {
 // maxAgentLine bounds one message from the agent, as the SDK's own reader does.
 const maxAgentLine = 10 << 20
 
-func newUpdateReader(src io.Reader, handle func(inboundUpdate), log *slog.Logger) *updateReader {
+// updateSink is what the reader hands updates to: agentClient.
+type updateSink interface {
+	deliver(inboundUpdate) // gathers, on the reader's goroutine
+	flushDelivered()       // hands what was gathered on
+}
+
+func newUpdateReader(src io.Reader, client updateSink, log *slog.Logger) *updateReader {
 	pr, pw := io.Pipe()
-	return &updateReader{src: src, handle: handle, log: log, pr: pr, pw: pw, stopped: make(chan struct{})}
+	return &updateReader{src: src, client: client, log: log, pr: pr, pw: pw, stopped: make(chan struct{})}
 }
 
 // Read is what the SDK reads: the agent's stream without its notifications.
@@ -62,6 +74,9 @@ func (r *updateReader) run(sdkDone <-chan struct{}) {
 	br := bufio.NewReaderSize(r.src, 64<<10)
 	var long []byte
 	for {
+		if !lineBuffered(br) {
+			r.client.flushDelivered() // the next read may wait for the agent
+		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A long line (a large history replay): gather it.
@@ -71,12 +86,14 @@ func (r *updateReader) run(sdkDone <-chan struct{}) {
 				long = append(long, line...)
 			}
 			if len(long) > maxAgentLine {
+				r.client.flushDelivered()
 				r.pw.CloseWithError(errors.New("agent message too long"))
 				return
 			}
 			line = long
 		}
 		if len(line) > 0 && !r.take(line) {
+			r.client.flushDelivered()
 			if _, werr := r.pw.Write(line); werr != nil {
 				return
 			}
@@ -85,10 +102,18 @@ func (r *updateReader) run(sdkDone <-chan struct{}) {
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
+			r.client.flushDelivered()
 			r.pw.CloseWithError(err)
 			return
 		}
 	}
+}
+
+// lineBuffered reports whether br holds a whole line, which ReadSlice then
+// returns without reading.
+func lineBuffered(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // envelope is as much of a JSON-RPC message as it takes to route it.
@@ -110,7 +135,7 @@ func (r *updateReader) take(line []byte) bool {
 		return false // a response, a request, or something the SDK reports
 	case acp.ClientMethodSessionUpdate:
 		if in, ok := scanUpdate(params, &r.seen); ok {
-			r.handle(in)
+			r.client.deliver(in)
 			return true
 		}
 		r.takeUpdate(params)
@@ -151,7 +176,7 @@ func (r *updateReader) takeUpdate(params []byte) {
 		r.log.Debug("dropping unknown session update", "session", n.SessionId, "kind", kind)
 		return
 	}
-	r.handle(routeUpdate(n))
+	r.client.deliver(routeUpdate(n))
 }
 
 // takeOther handles a notification other than session/update.
@@ -166,6 +191,3 @@ func (r *updateReader) takeOther(method string) bool {
 	r.log.Debug("ignoring agent notification", "method", method)
 	return true
 }
-
-// sessionUpdates hands the reader's updates to the client.
-func sessionUpdates(c *agentClient) func(inboundUpdate) { return c.deliver }
