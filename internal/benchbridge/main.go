@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,7 +32,17 @@ func main() {
 	flag.StringVar(&f.codex, "codex", ".tools/codex/node_modules/.bin/codex", "the codex both bridges run")
 	flag.IntVar(&f.deltas, "deltas", 20000, "deltas in the scripted answer")
 	flag.IntVar(&f.runs, "runs", 5, "runs of each bridge, alternating")
+	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write this process's CPU profile (the wecodex client and the scripted model) to the file")
+	flag.StringVar(&f.only, "only", "", "measure only the bridges whose name contains this")
 	flag.Parse()
+	if f.cpuProfile != "" {
+		stop, err := startProfile(f.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchbridge:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	if err := run(f); err != nil {
 		fmt.Fprintln(os.Stderr, "benchbridge:", err)
 		os.Exit(1)
@@ -40,6 +52,7 @@ func main() {
 type flags struct {
 	wecodex, codexACP, codex, zed string
 	deltas, runs                  int
+	cpuProfile, only              string
 }
 
 // bridge is one ACP agent under test.
@@ -91,6 +104,10 @@ func run(f flags) error {
 	if f.zed != "" {
 		all = append(all, &bridge{name: "zed codex-acp 0.16.0", command: []string{f.zed}, env: env})
 	}
+	all = slices.DeleteFunc(all, func(b *bridge) bool { return !strings.Contains(b.name, f.only) })
+	if len(all) == 0 {
+		return fmt.Errorf("-only %q matches no bridge", f.only)
+	}
 	fmt.Printf("answer: %d deltas, %d bytes; %d runs each, alternating\n", f.deltas, len(answer), f.runs)
 	for i := 0; i < f.runs; i++ {
 		order := append(all[i%len(all):len(all):len(all)], all[:i%len(all)]...)
@@ -104,12 +121,27 @@ func run(f flags) error {
 				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.wall.Seconds(), s.client)
 		}
 	}
-	report(ours, theirs)
+	if slices.Contains(all, ours) && slices.Contains(all, theirs) {
+		report(ours, theirs)
+	}
 	for _, b := range all {
 		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; wecodex client cpu %.3fs\n",
 			b.name, median(b.samples, cpuOf), median(b.samples, rssOf)/1024, median(b.samples, clientOf))
 	}
 	return nil
+}
+
+// startProfile profiles this process's CPU into path until stop.
+func startProfile(path string) (stop func(), err error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }
 
 func with(base map[string]string, kv ...string) map[string]string {
