@@ -89,8 +89,10 @@ func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 		close(p.exited)
 		log.Info("agent process exited", "status", exitStatus(p.waitErr))
 		// The read ends are ours. Give the connection a moment to read what
-		// the agent wrote last, then close them even if something outside
-		// the group still holds a write end.
+		// the agent wrote last, then close them. stdout is a blocking pipe
+		// (readpace.Pipe): should something outside the group still hold
+		// its write end, the reader stays in its read until that closes;
+		// the process is known dead by exited, so a restart does not wait.
 		t := time.NewTimer(2 * time.Second)
 		select {
 		case <-p.conn.Done():
