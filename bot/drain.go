@@ -69,6 +69,7 @@ func (s *scheduler) handOver() {
 func (s *scheduler) workerDone(conv string) {
 	s.mu.Lock()
 	delete(s.workers, conv)
+	s.cfg.Observer.QueueDepth(conv, 0) // under mu: queued cannot report after it
 	idle := s.handedOver && len(s.workers) == 0
 	s.mu.Unlock()
 	if idle {

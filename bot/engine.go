@@ -49,6 +49,9 @@ type Config struct {
 	MaxQueue int
 	// Logger receives the engine's log lines; nil means slog.Default().
 	Logger *slog.Logger
+	// Observer is told about turns and queues, for metrics; nil means
+	// NopObserver.
+	Observer Observer
 }
 
 // Defaults of Config, also what configs documents.
@@ -77,6 +80,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Observer == nil {
+		c.Observer = NopObserver{}
 	}
 	return nil
 }

@@ -146,6 +146,9 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, fmt.Sprintf(textQueueFull, in.cfg.MaxQueue)))
 	}
 	in.sched.wake(m.Conversation)
+	if leased {
+		in.sched.queued(m.Conversation, pos)
+	}
 	ahead := pos
 	if !leased {
 		ahead-- // the first waiting message starts as soon as it is taken

@@ -152,6 +152,16 @@ func (s *scheduler) watchStops(ctx context.Context) {
 	}
 }
 
+// queued reports that waiting messages wait in conv's queue, when this
+// replica runs conv (the replica running a conversation reports its depth).
+func (s *scheduler) queued(conv string, waiting int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, mine := s.workers[conv]; mine {
+		s.cfg.Observer.QueueDepth(conv, waiting)
+	}
+}
+
 // wake asks run to try starting conv now; when run is busy the poll finds it.
 func (s *scheduler) wake(conv string) {
 	select {
@@ -359,6 +369,7 @@ func (s *scheduler) showPositions(ctx context.Context, conv string) {
 		s.log.Warn("read queue", "conv", conv, "err", err)
 		return
 	}
+	s.cfg.Observer.QueueDepth(conv, len(items))
 	for i, it := range items {
 		var q queued
 		if json.Unmarshal(it, &q) != nil {

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"sync/atomic"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
@@ -11,11 +13,26 @@ import (
 // the turn's card publisher, which folds it in under a short lock and renders
 // frames on its own goroutine, so the agent's read loop never waits on Redis.
 type cardSink struct {
-	pub *cards.Publisher[Snapshot]
+	pub *cards.Publisher[frame]
+	// agentSpoke is set once the agent's first update is in the card, so
+	// the first frame rendered after it is timed as the first progress
+	// shown (a frame rendered between the two is not: late by one frame at
+	// worst, never early).
+	agentSpoke *atomic.Bool
+}
+
+// frame is a channel's snapshot and whether the agent had spoken when it
+// was rendered.
+type frame struct {
+	snap  Snapshot
+	spoke bool
 }
 
 // Update folds one ACP update into the card.
-func (s cardSink) Update(u acp.SessionUpdate) { s.pub.Apply(u) }
+func (s cardSink) Update(u acp.SessionUpdate) {
+	s.pub.Apply(u)
+	s.agentSpoke.Store(true)
+}
 
 // Notice adds a progress line that is not agent output.
 func (s cardSink) Notice(n acpbridge.Notice) { s.pub.Notice(string(n.Level), n.Text) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -60,20 +61,18 @@ func (r *turnRunner) newCard(ch Channel, q queued) *cards.Card {
 // when the end of ctx (the engine shutting down) cut the turn short and its
 // reply now says the message runs again: the caller queues it again.
 func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool) (cut bool) {
-	log := r.log.With("conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
+	// One id per turn on every line it logs, so an admin can follow a turn
+	// through a log shared by many.
+	log := r.log.With("turn", randomID(6), "conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
 	ch, ok := r.channels.of(q.Channel)
 	if !ok {
 		log.Error("drop queued message", "err", errNoChannel(q))
 		return false
 	}
+	started := time.Now()
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
-	// Snapshots must reach the channel even while the engine shuts down: the
-	// last one tells the user the turn was stopped.
-	saveCtx := context.WithoutCancel(ctx)
-	pub := cards.NewPublisher(card, pres.Render, func(s Snapshot, final bool) { pres.Show(saveCtx, s, final) },
-		cards.WithInterval(r.cfg.UpdateInterval))
-	sink := cardSink{pub: pub}
+	pub, sink := r.publish(ctx, card, pres, q)
 	pres.Start(pub)
 	pub.Refresh() // show the turn as running at once
 
@@ -86,28 +85,43 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	w.setCancel(nil)
 	pres.Ended()
 
+	saveCtx := context.WithoutCancel(ctx)
 	if ctx.Err() != nil && !endedOnItsOwn(stopReason, err) {
 		if rq, ok := pres.(Requeuer); ok {
-			rq.Requeue(textRequeued)
-			pub.Close()
-			if rq.Requeued() {
-				log.Info("turn ended", "status", "re-queued")
-				return true
-			}
-			// The reply had finished: the card's end goes out as usual.
-			card.Notice(string(acpbridge.NoticeWarning), textShutdown)
-			card.SetStatus(cards.Status{State: cards.StateCancelled})
-			log.Info("turn ended", "status", card.Status().String())
-			r.finish(saveCtx, pres, card)
-			return false
+			return r.requeue(saveCtx, log, pres, rq, pub, card, started)
 		}
 	}
 	status := r.outcome(ctx, timed, sink, stopReason, err)
-	log.Info("turn ended", "status", status.String())
+	r.ended(log, outcomeOf(status, timed), status, started)
 	pub.SetStatus(status)
 	pub.Close()
 	r.finish(saveCtx, pres, card)
 	return false
+}
+
+// requeue hands a turn the engine's shutdown cut short back to the queue,
+// when its presenter can say so on the reply; cut reports it did. A
+// re-queued turn is not counted: it runs again and is counted then.
+func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, pres Presenter, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time) (cut bool) {
+	rq.Requeue(textRequeued)
+	pub.Close()
+	if rq.Requeued() {
+		log.Info("turn ended", "status", "re-queued", "duration", time.Since(started).Round(time.Millisecond).String())
+		return true
+	}
+	// The reply had finished: the card's end goes out as usual.
+	card.Notice(string(acpbridge.NoticeWarning), textShutdown)
+	card.SetStatus(cards.Status{State: cards.StateCancelled})
+	r.ended(log, OutcomeCancelled, card.Status(), started)
+	r.finish(ctx, pres, card)
+	return false
+}
+
+// ended logs the turn's end line and counts it.
+func (r *turnRunner) ended(log *slog.Logger, o Outcome, st cards.Status, started time.Time) {
+	took := time.Since(started)
+	log.Info("turn ended", "outcome", string(o), "duration", took.Round(time.Millisecond).String(), "status", st.String())
+	r.cfg.Observer.TurnEnded(o, took)
 }
 
 // finish hands the ended turn's card to its presenter, bounded.
@@ -121,6 +135,39 @@ func (r *turnRunner) finish(ctx context.Context, pres Presenter, card *cards.Car
 // it.
 func endedOnItsOwn(stop acp.StopReason, err error) bool {
 	return err == nil && stop != acp.StopReasonCancelled
+}
+
+// publish makes the publisher of q's card on pres and the sink the agent
+// writes to. Frames must reach the channel even while the engine shuts
+// down: the last one tells the user the turn was stopped.
+func (r *turnRunner) publish(ctx context.Context, card *cards.Card, pres Presenter, q queued) (*cards.Publisher[frame], cardSink) {
+	saveCtx := context.WithoutCancel(ctx)
+	spoke := new(atomic.Bool)
+	var timed bool // only the publisher's goroutine emits
+	render := func(c *cards.Card) frame { return frame{snap: pres.Render(c), spoke: spoke.Load()} }
+	emit := func(f frame, final bool) {
+		pres.Show(saveCtx, f.snap, final)
+		if f.spoke && !timed {
+			timed = true
+			r.cfg.Observer.FirstProgress(time.Since(time.UnixMilli(q.Received)))
+		}
+	}
+	pub := cards.NewPublisher(card, render, emit, cards.WithInterval(r.cfg.UpdateInterval))
+	return pub, cardSink{pub: pub, agentSpoke: spoke}
+}
+
+// outcomeOf is how a turn with card status st ended, for the Observer; a
+// turn cut by agent.turn_timeout failed, and is counted apart.
+func outcomeOf(st cards.Status, turnCtx context.Context) Outcome {
+	switch {
+	case st.State == cards.StateDone:
+		return OutcomeFinished
+	case st.State == cards.StateCancelled:
+		return OutcomeCancelled
+	case errors.Is(context.Cause(turnCtx), errTimeout):
+		return OutcomeTimedOut
+	}
+	return OutcomeFailed
 }
 
 // prompt opens the conversation's session and runs the turn in it.
@@ -157,7 +204,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 			}
 		}
 	}()
-	log.Info("turn started", "session", sid)
+	log.Info("turn started", "session", sid, "waited", time.Since(time.UnixMilli(q.Received)).Round(time.Millisecond).String())
 	stop, err := r.agent.Prompt(ctx, sid, q.Text, sink)
 	close(done)
 	<-cancelled

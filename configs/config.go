@@ -11,6 +11,7 @@ import (
 type Config struct {
 	Log        LogConfig        `mapstructure:"log"`
 	Server     ServerConfig     `mapstructure:"server"`
+	Metrics    MetricsConfig    `mapstructure:"metrics"`
 	Redis      RedisConfig      `mapstructure:"redis"`
 	WeCom      WeComConfig      `mapstructure:"wecom"`
 	Agent      AgentConfig      `mapstructure:"agent"`
@@ -32,6 +33,15 @@ type ServerConfig struct {
 	// first SIGTERM or SIGINT; what is still running then is cancelled and
 	// its message re-queued for another replica (or the restarted process).
 	DrainTimeout time.Duration `mapstructure:"drain_timeout"`
+}
+
+// MetricsConfig is the metrics.* section.
+type MetricsConfig struct {
+	// Addr is where /metrics (and /debug/pprof when Pprof) is served; empty
+	// serves /metrics on server.addr and no pprof at all.
+	Addr string `mapstructure:"addr"`
+	// Pprof serves /debug/pprof on Addr, never on server.addr.
+	Pprof bool `mapstructure:"pprof"`
 }
 
 // RedisConfig is the redis.* section.

@@ -90,6 +90,7 @@ func (c *Config) Validate() error {
 		}
 	}
 
+	validateMetrics(c.Metrics, add)
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")
 
@@ -290,4 +291,18 @@ func Check(path string) (*Config, []Warning, error) {
 		return cfg, warns, nil
 	}
 	return cfg, warns, ps
+}
+
+// validateMetrics checks metrics.*: pprof shows the process's insides (heap,
+// goroutine stacks with message text in flight), so it is only served on a
+// listener of its own that the admin chose to keep internal.
+func validateMetrics(m MetricsConfig, add func(key, format string, args ...any)) {
+	if m.Addr != "" {
+		if _, _, err := net.SplitHostPort(m.Addr); err != nil {
+			add("metrics.addr", "must be host:port or :port (like 127.0.0.1:9090), or empty to serve /metrics on server.addr, not %q", m.Addr)
+		}
+	}
+	if m.Pprof && m.Addr == "" {
+		add("metrics.pprof", "needs metrics.addr: /debug/pprof is never served on server.addr; set metrics.addr (like 127.0.0.1:9090) or metrics.pprof: false")
+	}
 }

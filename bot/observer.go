@@ -1,0 +1,53 @@
+package bot
+
+import "time"
+
+// Outcome is how a turn ended, as an Observer counts it.
+type Outcome string
+
+const (
+	OutcomeFinished  Outcome = "finished"  // the agent ended the turn itself
+	OutcomeFailed    Outcome = "failed"    // the agent failed, or the lease was lost
+	OutcomeCancelled Outcome = "cancelled" // /stop, or the engine shut down
+	OutcomeTimedOut  Outcome = "timed_out" // agent.turn_timeout cut it
+)
+
+// Observer is told what the engine and its channels do, for metrics. Its
+// methods are called on hot paths from many goroutines: they must be safe
+// for concurrent use, quick, and must not block. Package metrics implements
+// it over Prometheus; Config.Observer nil means NopObserver.
+type Observer interface {
+	// TurnEnded is called once per turn run on this replica.
+	TurnEnded(o Outcome, d time.Duration)
+	// FirstProgress is the time from intake accepting a message to the
+	// first snapshot of its card that shows anything the agent sent.
+	FirstProgress(d time.Duration)
+	// QueueDepth is how many messages wait behind the running turn of conv
+	// on this replica; 0 once this replica stops running conv.
+	QueueDepth(conv string, waiting int)
+	// Callback is one platform callback a channel answered: result is
+	// "ok", "rejected" (the platform or a stranger sent something we
+	// refuse) or "error" (we failed).
+	Callback(channel, result string, d time.Duration)
+	// AgentRestarted is called when the agent process is started again
+	// after its first start (it died, hung, or was killed).
+	AgentRestarted()
+	// RedisError counts one failed store operation (op is the command).
+	RedisError(op string)
+	// LongConnConnected says whether the long connection is up.
+	LongConnConnected(up bool)
+	// Approval counts one permission decision ("allow", "deny", ...).
+	Approval(decision string)
+}
+
+// NopObserver ignores everything.
+type NopObserver struct{}
+
+func (NopObserver) TurnEnded(Outcome, time.Duration)       {}
+func (NopObserver) FirstProgress(time.Duration)            {}
+func (NopObserver) QueueDepth(string, int)                 {}
+func (NopObserver) Callback(string, string, time.Duration) {}
+func (NopObserver) AgentRestarted()                        {}
+func (NopObserver) RedisError(string)                      {}
+func (NopObserver) LongConnConnected(bool)                 {}
+func (NopObserver) Approval(string)                        {}
