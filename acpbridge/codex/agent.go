@@ -47,6 +47,10 @@ type Options struct {
 	// freed) and resumed when its conversation speaks again. 0 means
 	// defaultIdleUnload; negative keeps threads loaded.
 	IdleUnload time.Duration
+	// OnRestart, when set, is called each time the app-server is started
+	// again after its first start (it died or the watchdog killed it), for
+	// metrics; it must not block.
+	OnRestart func()
 	// MaxReconnects is how many times a turn may see Codex retry a model
 	// request that never reached the provider before the turn fails as
 	// provider-unreachable; 0 means defaultMaxReconnects.
@@ -164,6 +168,9 @@ func (a *Agent) ensureConn(ctx context.Context) (*conn, int, error) {
 	}
 	a.gen++
 	a.conn, gen = c, a.gen
+	if gen > 1 && a.opts.OnRestart != nil {
+		a.opts.OnRestart()
+	}
 	go c.watch(orDefault(a.opts.WatchdogInterval, defaultWatchInterval),
 		orDefault(a.opts.WatchdogTimeout, defaultWatchTimeout),
 		func() bool { return a.busy.Load() > 0 })

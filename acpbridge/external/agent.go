@@ -79,6 +79,9 @@ type Options struct {
 	ClientVersion string
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+	// OnRestart, when set, is called each time the process is started again
+	// after it died (for metrics); it must not block.
+	OnRestart func()
 }
 
 // Agent is an Agent backed by an ACP agent subprocess, such as
@@ -200,6 +203,9 @@ func (a *Agent) ensureProc(ctx context.Context) (p *agentProc, restarted bool, e
 	if old != nil {
 		old.kill() // reap what is left of it
 		a.log.Warn("restarting agent", "agent_gen", gen)
+		if a.opts.OnRestart != nil {
+			a.opts.OnRestart()
+		}
 	}
 	p, err = a.startProc(ctx, gen)
 	if err != nil {

@@ -45,7 +45,7 @@ type aibot struct {
 // startAIBot builds the agent (agent.kind), the engine over st and the
 // webhook handler, and starts the engine. Stop it with stop after the HTTP
 // server has shut down.
-func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *slog.Logger) (*aibot, error) {
+func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, obs bot.Observer, log *slog.Logger) (*aibot, error) {
 	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
@@ -60,7 +60,7 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 		return engine.ReportPermissions(policy)(ctx, req)
 	}
 
-	agent, err := newAgent(ctx, cfg, st, permissions, log)
+	agent, err := newAgent(ctx, cfg, st, permissions, obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,8 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, log *
 			AllowChats: cfg.Access.AllowChats,
 			Admins:     cfg.Access.Admins,
 		},
-		Logger: log,
+		Logger:   log,
+		Observer: obs,
 	}, st, agent, channel)
 	if err != nil {
 		_ = agent.Close()
@@ -165,7 +166,7 @@ func longConnMode(cfg *configs.Config) bool {
 // newAgent builds the agent agent.kind names. Codex keeps message phases in
 // the store (its own in-process cache sits in front), so any replica and a
 // restarted app-server still route commentary to the progress section.
-func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms acpbridge.PermissionFunc, log *slog.Logger) (acpbridge.Agent, error) {
+func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms acpbridge.PermissionFunc, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
 		a, err := external.New(ctx, external.Options{
@@ -174,6 +175,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms a
 			Permissions:   perms,
 			ClientVersion: version,
 			Log:           log,
+			OnRestart:     restarted,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("start agent.acp.command: %w", err)
@@ -194,6 +196,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms a
 			Phases:         st,
 			Permissions:    perms,
 			Logger:         log,
+			OnRestart:      restarted,
 		}), nil
 	default:
 		return nil, fmt.Errorf("agent.kind %q: want codex or acp", cfg.Agent.Kind)

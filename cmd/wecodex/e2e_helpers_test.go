@@ -43,6 +43,7 @@ type e2e struct {
 	acp       bool // agent.kind acp (wecodex codex-acp) instead of codex
 	// drainTimeout is server.drain_timeout; empty means the default (2m).
 	drainTimeout string
+	extra        string // YAML sections appended to the config
 }
 
 func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
@@ -98,7 +99,7 @@ access:
   allow_users: [alice, bob]
 cards:
   update_interval: 50ms
-`, drain, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace)
+`, drain, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace) + e.extra
 }
 
 // botProc is one running `wecodex serve` process and a WeCom simulator aimed at it.

@@ -31,6 +31,9 @@ type serverDeps struct {
 	// LongConn reports the AI bot's long connection (ready, and where it
 	// stands in words); nil when the bot is not in longconn mode.
 	LongConn func() (bool, string)
+	// Metrics serves GET /metrics on this listener; nil when metrics.addr
+	// serves it on a listener of its own.
+	Metrics http.Handler
 	// AgentWarnings lists what the agent warned about the machine it runs
 	// on (Codex: bubblewrap missing, unknown model metadata); nil when the
 	// agent reports none.
@@ -53,6 +56,9 @@ func newHandler(d serverDeps) *http.ServeMux {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.Handle("GET /readyz", &readiness{deps: d})
+	if d.Metrics != nil {
+		mux.Handle("GET /metrics", d.Metrics)
+	}
 	return mux
 }
 

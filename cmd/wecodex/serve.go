@@ -15,7 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -73,6 +75,11 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		}
 	}()
 
+	tel, err := newTelemetry()
+	if err != nil {
+		return err
+	}
+	st.Client().AddHook(metrics.RedisHook(tel.obs))
 	deps := serverDeps{
 		Config:   cfg,
 		Redis:    st,
@@ -81,16 +88,27 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		// Draining: the load balancer should send callbacks elsewhere.
 		Draining: func() bool { return ctx.Err() != nil },
 	}
+	if cfg.Metrics.Addr == "" {
+		deps.Metrics = tel.handler()
+	} else {
+		stopInternal, err := tel.serveInternal(cfg.Metrics, log)
+		if err != nil {
+			return err
+		}
+		defer stopInternal()
+	}
 	var channel *aibot
 	if cfg.AIBotWebhook() || longConnMode(cfg) {
-		channel, err = startAIBot(ctx, cfg, st, log)
+		channel, err = startAIBot(ctx, cfg, st, tel.obs, log)
 		if err != nil {
 			return err
 		}
 		// Stopped after the HTTP server, so in-flight callbacks still reach
 		// a running engine.
 		defer channel.stop()
-		deps.AIBot = channel.handler
+		if channel.handler != nil {
+			deps.AIBot = observeCallbacks(webhook.Name, tel.obs, channel.handler)
+		}
 		if channel.longconn != nil {
 			deps.LongConn = channel.longconn.Status
 		}
