@@ -26,7 +26,7 @@ export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 
-.PHONY: all build run demo test bench bench-bridge load lint tools clean
+.PHONY: all build run demo test bench bench-bridge load lint tools clean image
 
 all: build
 
@@ -87,6 +87,17 @@ bench-bridge: build tools
 # Webhook callbacks and refreshes against a real serve and Redis on loopback: p50/p99.
 load: build
 	scripts/with-redis.sh go run ./scripts/loadwebhook -bin bin/wecodex
+
+# The container image (Dockerfile): docker or podman, whichever has an
+# engine to talk to. A docker client without a daemon is not enough.
+IMAGE ?= wecodex:latest
+image:
+	@if docker info >/dev/null 2>&1; then engine=docker; \
+	elif podman info >/dev/null 2>&1; then engine=podman; \
+	else echo "make image: no container engine answers here (docker info and podman info both failed)."; \
+	     echo "Install Docker or Podman, or build on a machine that has one: docker build -t $(IMAGE) ."; exit 1; fi; \
+	echo "building $(IMAGE) with $$engine"; \
+	$$engine build --build-arg VERSION=$$(git describe --always --dirty 2>/dev/null || echo dev) --build-arg CODEX_VERSION=$(CODEX_VERSION) -t $(IMAGE) .
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -1,0 +1,145 @@
+package deploy
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/internal/testenv"
+)
+
+type composeFile struct {
+	Services map[string]struct {
+		Image       string            `yaml:"image"`
+		Build       string            `yaml:"build"`
+		Ports       []string          `yaml:"ports"`
+		Volumes     []string          `yaml:"volumes"`
+		Environment map[string]string `yaml:"environment"`
+		Configs     []struct {
+			Source string `yaml:"source"`
+			Target string `yaml:"target"`
+		} `yaml:"configs"`
+		DependsOn map[string]struct {
+			Condition string `yaml:"condition"`
+		} `yaml:"depends_on"`
+	} `yaml:"services"`
+	Configs map[string]struct {
+		File string `yaml:"file"`
+	} `yaml:"configs"`
+}
+
+// No container engine runs here, so the compose file is checked by reading
+// it: two wecodex replicas with volumes of their own, on one Redis they wait
+// for, fed deploy/wecodex.yaml. (The YAML merge key is resolved by the
+// parser as Compose resolves it.)
+func TestComposeRunsTwoReplicasOnOneRedis(t *testing.T) {
+	raw, err := os.ReadFile("docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c composeFile
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		t.Fatalf("docker-compose.yml does not parse: %v", err)
+	}
+	var names []string
+	for n := range c.Services {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if want := []string{"redis", "wecodex-1", "wecodex-2"}; !slices.Equal(names, want) {
+		t.Fatalf("services %q, want %q", names, want)
+	}
+	if c.Services["redis"].Image != "redis:7-alpine" {
+		t.Errorf("redis image %q, want redis:7-alpine", c.Services["redis"].Image)
+	}
+	volumes := map[string]bool{}
+	for _, n := range []string{"wecodex-1", "wecodex-2"} {
+		s := c.Services[n]
+		if s.Image != "wecodex:latest" || s.Build != ".." {
+			t.Errorf("%s: image %q build %q, want wecodex:latest built from ..", n, s.Image, s.Build)
+		}
+		if s.DependsOn["redis"].Condition != "service_healthy" {
+			t.Errorf("%s: depends_on redis %+v, want condition service_healthy", n, s.DependsOn)
+		}
+		if len(s.Configs) != 1 || s.Configs[0].Target != "/etc/wecodex/wecodex.yaml" || c.Configs[s.Configs[0].Source].File != "./wecodex.yaml" {
+			t.Errorf("%s: configs %+v, want ./wecodex.yaml at /etc/wecodex/wecodex.yaml", n, s.Configs)
+		}
+		for _, k := range []string{"WECODEX_WECOM_AIBOT_TOKEN", "WECODEX_WECOM_AIBOT_ENCODING_AES_KEY"} {
+			if !strings.HasPrefix(s.Environment[k], "${"+k+":?") {
+				t.Errorf("%s: %s = %q, want it required from the environment", n, k, s.Environment[k])
+			}
+		}
+		if len(s.Volumes) != 1 || !strings.HasSuffix(s.Volumes[0], ":/var/lib/wecodex") || volumes[s.Volumes[0]] {
+			t.Errorf("%s: volumes %q, want one of its own at /var/lib/wecodex", n, s.Volumes)
+		}
+		volumes[s.Volumes[0]] = true
+	}
+}
+
+// The config the deployment ships validates once the secrets the compose
+// file and the unit pass through the environment are there.
+func TestDeployConfigValidates(t *testing.T) {
+	t.Setenv("WECODEX_WECOM_AIBOT_TOKEN", "deployTestToken")
+	t.Setenv("WECODEX_WECOM_AIBOT_ENCODING_AES_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
+	cfg, warns, err := configs.Check("wecodex.yaml")
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("deploy/wecodex.yaml: %v, warnings %v", err, warns)
+	}
+	if cfg.Redis.Addr != "redis:6379" || cfg.Metrics.Addr != ":9090" || cfg.Metrics.Pprof {
+		t.Errorf("redis.addr %q metrics %+v, want redis:6379 and an internal :9090 without pprof", cfg.Redis.Addr, cfg.Metrics)
+	}
+}
+
+// The image installs the Codex the tests ran (the Makefile's CODEX_VERSION).
+func TestImagePinsTheTestedCodex(t *testing.T) {
+	mk, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	df, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`(?m)^CODEX_VERSION\s*:=\s*(\S+)$`).FindSubmatch(mk)
+	got := regexp.MustCompile(`(?m)^ARG CODEX_VERSION=(\S+)$`).FindSubmatch(df)
+	if want == nil || got == nil || string(got[1]) != string(want[1]) {
+		t.Fatalf("Dockerfile CODEX_VERSION %q, Makefile %q: want the same", got, want)
+	}
+}
+
+// systemd-analyze verify checks the unit's syntax and that ExecStart runs;
+// the binary is built here, since /usr/local/bin/wecodex is not installed.
+func TestSystemdUnitVerifies(t *testing.T) {
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze is not installed")
+	}
+	dir := t.TempDir()
+	bin, err := testenv.BuildWecodex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit, err := os.ReadFile("wecodex.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(unit), "ExecStart=/usr/local/bin/wecodex", "ExecStart="+bin)
+	if text == string(unit) {
+		t.Fatal("wecodex.service has no ExecStart=/usr/local/bin/wecodex")
+	}
+	path := filepath.Join(dir, "wecodex.service")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(analyze, "verify", path).CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}
