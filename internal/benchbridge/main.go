@@ -1,8 +1,9 @@
 // Command benchbridge measures an ACP bridge's own cost: it runs `wecodex
 // codex-acp` and the published @agentclientprotocol/codex-acp side by side on
 // the same real Codex and the same scripted answer of many deltas, and reports
-// each bridge process's own CPU seconds and peak RSS (medians of alternating
-// runs). Codex itself is a child of each bridge and is not counted.
+// each bridge process's own CPU seconds and peak RSS, and the whole process
+// tree's (bridge + Codex: CPU seconds and the peak of the summed RSS),
+// medians of alternating runs, every answer byte checked.
 //
 // Run it with `make bench-bridge`.
 package main
@@ -117,16 +118,17 @@ func run(f flags) error {
 				return fmt.Errorf("%s, run %d: %w", b.name, i+1, err)
 			}
 			b.samples = append(b.samples, s)
-			fmt.Printf("run %d %-20s cpu %.3fs  peak rss %6.1f MiB  wall %.2fs  wecodex client cpu %.3fs\n",
-				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.wall.Seconds(), s.client)
+			fmt.Printf("run %d %-20s bridge cpu %.3fs rss %6.1f MiB | tree cpu %.3fs peak rss %6.1f MiB | wall %.2fs  wecodex client cpu %.3fs\n",
+				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.treeCPU, float64(s.treeRSSKiB)/1024, s.wall.Seconds(), s.client)
 		}
 	}
 	if slices.Contains(all, ours) && slices.Contains(all, theirs) {
 		report(ours, theirs)
 	}
 	for _, b := range all {
-		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; wecodex client cpu %.3fs\n",
-			b.name, median(b.samples, cpuOf), median(b.samples, rssOf)/1024, median(b.samples, clientOf))
+		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; whole tree cpu %.3fs, peak summed rss %.1f MiB; wecodex client cpu %.3fs\n",
+			b.name, median(b.samples, cpuOf), median(b.samples, rssOf)/1024,
+			median(b.samples, treeCPUOf), median(b.samples, treeRSSOf)/1024, median(b.samples, clientOf))
 	}
 	return nil
 }
@@ -183,6 +185,8 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	rss := sampleRSS(agent.PID(), 10*time.Millisecond)
+	defer rss.stop()
 	var got collector
 	before := selfCPU()
 	if _, err := agent.Prompt(ctx, id, "Write the long answer.", &got); err != nil {
@@ -194,6 +198,7 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 		return sample{}, err
 	}
 	s.client = client
+	s.treeCPU, s.treeRSSKiB = treeCPU(agent.PID()), rss.stop()
 	s.wall = time.Since(start)
 	if text := got.answer.String(); text != answer {
 		return sample{}, fmt.Errorf("answer differs: got %d bytes, want %d (first difference at byte %d)",
@@ -221,9 +226,11 @@ func report(ours, theirs *bridge) {
 	fmt.Println("both bridges delivered the whole answer in every run")
 }
 
-func cpuOf(s sample) float64    { return s.cpu }
-func clientOf(s sample) float64 { return s.client }
-func rssOf(s sample) float64    { return float64(s.rssKiB) }
+func cpuOf(s sample) float64     { return s.cpu }
+func clientOf(s sample) float64  { return s.client }
+func rssOf(s sample) float64     { return float64(s.rssKiB) }
+func treeCPUOf(s sample) float64 { return s.treeCPU }
+func treeRSSOf(s sample) float64 { return float64(s.treeRSSKiB) }
 
 func median(samples []sample, f func(sample) float64) float64 {
 	v := make([]float64, len(samples))

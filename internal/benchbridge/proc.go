@@ -27,6 +27,11 @@ type sample struct {
 	// client is this process's own CPU seconds over the turn: what
 	// wecodex's ExternalAgent spends reading the bridge.
 	client float64
+	// treeCPU and treeRSSKiB are the whole process tree's (bridge + Codex):
+	// CPU seconds from start to the turn's end, and the peak of the summed
+	// RSS sampled every 10 ms.
+	treeCPU    float64
+	treeRSSKiB int64
 }
 
 // selfCPU is this process's user + system CPU seconds so far.

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The whole process tree's cost: the bridge and everything it started (the
+// Codex app-server, the npm launcher in front of it). A bridge that embeds
+// Codex (zed's) is a tree of one, so the trees compare like for like.
+
+// treePIDs returns pid and every live descendant, from the kernel's
+// per-thread children lists.
+func treePIDs(pid int) []int {
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", out[i]))
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // the process ended meanwhile
+			}
+			for _, field := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(field); err == nil {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// treeCPU is the tree's user + system seconds: each live process's own and
+// its reaped children's (cutime, cstime), which no live process counts again.
+func treeCPU(pid int) float64 {
+	var ticks int64
+	for _, p := range treePIDs(pid) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 15 {
+			continue
+		}
+		for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += v
+		}
+	}
+	return float64(ticks) / clockTicks
+}
+
+// treeRSS sums field (VmRSS: now, VmHWM: each process's own peak) over the tree, in KiB.
+func treeRSS(pid int, field string) int64 {
+	var kib int64
+	for _, p := range treePIDs(pid) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, field+":"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				kib += n
+			}
+		}
+	}
+	return kib
+}
+
+// rssSampler records the peak of the tree's summed RSS, sampled every
+// interval until stop: processes peak at different moments, so the sum of
+// their peaks would overstate what the machine needed at once.
+type rssSampler struct {
+	stopOnce sync.Once
+	stopc    chan struct{}
+	done     chan struct{}
+	peakKiB  int64
+}
+
+func sampleRSS(pid int, interval time.Duration) *rssSampler {
+	s := &rssSampler{stopc: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			s.peakKiB = max(s.peakKiB, treeRSS(pid, "VmRSS"))
+			select {
+			case <-s.stopc:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends sampling and returns the peak seen.
+func (s *rssSampler) stop() int64 {
+	s.stopOnce.Do(func() { close(s.stopc) })
+	<-s.done
+	return s.peakKiB
+}
