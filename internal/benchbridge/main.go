@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
@@ -35,6 +36,8 @@ func main() {
 	flag.IntVar(&f.runs, "runs", 5, "runs of each bridge, alternating")
 	flag.StringVar(&f.cpuProfile, "cpuprofile", "", "write this process's CPU profile (the wecodex client and the scripted model) to the file")
 	flag.StringVar(&f.only, "only", "", "measure only the bridges whose name contains this")
+	flag.StringVar(&f.scale, "scale", "", "conversation counts to run at once on one bridge, e.g. 1,4,8,16 (empty: none)")
+	flag.IntVar(&f.scaleDeltas, "scale-deltas", 2000, "deltas in each answer of the scale runs")
 	flag.Parse()
 	if f.cpuProfile != "" {
 		stop, err := startProfile(f.cpuProfile)
@@ -54,6 +57,8 @@ type flags struct {
 	wecodex, codexACP, codex, zed string
 	deltas, runs                  int
 	cpuProfile, only              string
+	scale                         string
+	scaleDeltas                   int
 }
 
 // bridge is one ACP agent under test.
@@ -65,9 +70,17 @@ type bridge struct {
 }
 
 func run(f flags) error {
+	ns, err := parseInts(f.scale)
+	if err != nil {
+		return err
+	}
 	answer, deltas := scriptedAnswer(f.deltas)
+	// The scale runs answer with a shorter text; the script reads the
+	// current one.
+	var current atomic.Pointer[[]string]
+	current.Store(&deltas)
 	model := sm.New(sm.ScriptFunc(func(*sm.Request) (sm.Response, error) {
-		return sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, deltas...)), nil
+		return sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, (*current.Load())...)), nil
 	}))
 	url, err := model.Start()
 	if err != nil {
@@ -130,7 +143,12 @@ func run(f flags) error {
 			b.name, median(b.samples, cpuOf), median(b.samples, rssOf)/1024,
 			median(b.samples, treeCPUOf), median(b.samples, treeRSSOf)/1024, median(b.samples, clientOf))
 	}
-	return nil
+	if len(ns) == 0 {
+		return nil
+	}
+	scaleAnswer, scaleDeltas := scriptedAnswer(f.scaleDeltas)
+	current.Store(&scaleDeltas)
+	return scale(all, workspace, scaleAnswer, ns)
 }
 
 // startProfile profiles this process's CPU into path until stop.
