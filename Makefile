@@ -26,7 +26,7 @@ export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 
-.PHONY: all build run demo test bench bench-bridge load lint tools clean image
+.PHONY: all build run demo test bench bench-bridge bench-scale load lint tools clean image
 
 all: build
 
@@ -83,6 +83,11 @@ bench: tools
 # real Codex and the same scripted 20,000-delta answer (README, "Performance").
 bench-bridge: build tools
 	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 20000 -runs 5
+
+# One bridge process serving N = 1, 4, 8, 16 conversations at once, beside both
+# peers: first answer and finish p50/p99, whole-tree CPU and RSS per conversation.
+bench-scale: build tools
+	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 2000 -runs 1 -scale 1,4,8,16 -scale-deltas 2000
 
 # Webhook callbacks and refreshes against a real serve and Redis on loopback: p50/p99.
 load: build

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func TestWatchdogRestartsStoppedAppServer(t *testing.T) {
 	ctx := testCtx(t)
 	gate := sm.NewGate()
 	t.Cleanup(gate.Release)
+	var restarts atomic.Int32 // the metrics callback: one restart, not the first start
 	a, h := newAgent(t, sm.ByPrompt(map[string][]sm.Response{
 		"held": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "this answer never ends")).WithHold(1, gate)},
 		"other": {
@@ -30,7 +32,8 @@ func TestWatchdogRestartsStoppedAppServer(t *testing.T) {
 			sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Other answer.")),
 		},
 		"again": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Back with history."))},
-	}), sm.HomeOptions{}, Options{WatchdogInterval: 200 * time.Millisecond})
+	}), sm.HomeOptions{}, Options{WatchdogInterval: 200 * time.Millisecond,
+		OnRestart: func() { restarts.Add(1) }})
 	// The production timeout, not a shorter one: a stopped Codex never
 	// answers, whatever the timeout, but a new app-server starting on a
 	// machine at load 20+ can take seconds to answer its first probe, and a
@@ -83,6 +86,9 @@ func TestWatchdogRestartsStoppedAppServer(t *testing.T) {
 	}
 	if g := a.generation(); g != 2 {
 		t.Fatalf("app-server generation = %d, want 2", g)
+	}
+	if n := restarts.Load(); n != 1 {
+		t.Fatalf("OnRestart called %d times, want 1", n)
 	}
 	for _, r := range reqs {
 		if r.UserText == "other question" && strings.Count(string(r.Body), "other question") > 1 {
