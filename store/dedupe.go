@@ -11,7 +11,10 @@ import (
 // ClaimMessage records msgID → streamID with SET NX unless user's msgID was
 // seen in conv within DedupeTTL. It returns the stream id recorded and
 // whether this call recorded it, so a repeated callback is answered with the
-// stream its first delivery started.
+// stream its first delivery started. It is for a message answered at once
+// (a command, a refusal) rather than queued, and shares ClaimAndEnqueue's
+// record; a caller whose answer then fails must ReleaseClaim, or the retry
+// would find a claim with no answer.
 func (s *Store) ClaimMessage(ctx context.Context, conv, user, msgID, streamID string) (string, bool, error) {
 	key := s.keys.Dedupe(conv, user, msgID)
 	// SET NX GET does both steps in one round trip (Redis ≥ 7).
@@ -23,4 +26,82 @@ func (s *Store) ClaimMessage(ctx context.Context, conv, user, msgID, streamID st
 		return "", false, fmt.Errorf("dedupe msgid: %w", err)
 	}
 	return prev, false, nil
+}
+
+// claimAndEnqueue records a message's claim and queues it in one step, so
+// a failure leaves neither: WeCom's retry of a delivery that failed is then
+// a first delivery again, and a retry of one that landed finds its stream.
+// The claim is kept even when the queue is full, so a repeat gets the same
+// refusal rather than another try.
+// KEYS: claim, queue, lease. ARGV: stream id, claim TTL (ms), item, max,
+// queue TTL (ms). Returns {claimed, recorded stream, position, leased}.
+var claimAndEnqueue = redis.NewScript(`
+local leased = redis.call('EXISTS', KEYS[3])
+local prev = redis.call('GET', KEYS[1])
+if prev then return {0, prev, 0, leased} end
+local n = 0
+if redis.call('LLEN', KEYS[2]) < tonumber(ARGV[4]) then
+  n = redis.call('RPUSH', KEYS[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {1, ARGV[1], n, leased}
+`)
+
+// Claim is what ClaimAndEnqueue did with one message.
+type Claim struct {
+	// Stream is the stream recorded for the message: the caller's when
+	// Claimed, the first delivery's otherwise.
+	Stream  string
+	Claimed bool
+	// Position is the message's 1-based place in the queue; 0 when the
+	// queue was full or the message was claimed before.
+	Position int
+	// Leased says whether a turn holds the conversation's lease now.
+	Leased bool
+}
+
+// ClaimAndEnqueue claims user's msgID in conv for streamID and appends item to the
+// conversation's queue (unless it holds max items) in one atomic step: if
+// it fails, nothing was claimed, so the platform's retry runs the message.
+// A message claimed before is not queued again; its recorded stream is
+// returned. The conversation is marked pending after either, since the
+// mark lives outside the conversation's slot and a failed mark must heal on
+// the retry.
+func (s *Store) ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (Claim, error) {
+	v, err := claimAndEnqueue.Run(ctx, s.client,
+		[]string{s.keys.Dedupe(conv, user, msgID), s.keys.Queue(conv), s.keys.Lease(conv)},
+		streamID, DedupeTTL.Milliseconds(), item, max, QueueTTL.Milliseconds()).Slice()
+	if err != nil {
+		return Claim{}, fmt.Errorf("claim and enqueue message %s: %w", msgID, err)
+	}
+	if len(v) != 4 {
+		return Claim{}, fmt.Errorf("claim and enqueue message %s: unexpected reply %v", msgID, v)
+	}
+	c := Claim{Claimed: v[0] == int64(1), Leased: v[3] == int64(1)}
+	c.Stream, _ = v[1].(string)
+	pos, _ := v[2].(int64)
+	c.Position = int(pos)
+	if c.Position > 0 || !c.Claimed {
+		if err := s.markPending(ctx, conv); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// releaseClaim drops a claim only while it still names the caller's stream.
+var releaseClaim = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`)
+
+// ReleaseClaim forgets that user's msgID in conv was claimed for streamID, so the
+// platform's retry of a delivery whose answer could not be stored is run
+// again. A claim recorded for another stream is left alone.
+func (s *Store) ReleaseClaim(ctx context.Context, conv, user, msgID, streamID string) error {
+	if err := releaseClaim.Run(ctx, s.client, []string{s.keys.Dedupe(conv, user, msgID)}, streamID).Err(); err != nil {
+		return fmt.Errorf("release claim of message %s: %w", msgID, err)
+	}
+	return nil
 }

@@ -70,15 +70,15 @@ func NewKeys(prefix string) Keys { return Keys{prefix: prefix} }
 // Prefix is the prefix every key starts with.
 func (k Keys) Prefix() string { return k.prefix }
 
-// Dedupe is set with SET NX when a sender's msgid is first seen in a
-// conversation; its value is what the first delivery answered (the stream
-// id), so the key is scoped by conversation and sender: another user's
-// callback carrying the same msgid is not a repeat and never learns that
-// stream. Each part is length-prefixed so no two scopes share a key.
+// Dedupe is set when a sender's msgid is first seen in a conversation,
+// together with the message's enqueueing (one script, hence the
+// conversation's hash tag); its value is what the first delivery answered
+// (the stream id), so the key is scoped by conversation and sender: another
+// user's callback carrying the same msgid is not a repeat and never learns
+// that stream. The sender is length-prefixed so no two scopes share a key.
 // TTL DedupeTTL.
 func (k Keys) Dedupe(convID, userID, msgID string) string {
-	return k.prefix + "dedupe:" + strconv.Itoa(len(convID)) + ":" + convID + ":" +
-		strconv.Itoa(len(userID)) + ":" + userID + ":" + msgID
+	return k.conv(convID) + ":dedupe:" + strconv.Itoa(len(userID)) + ":" + userID + ":" + msgID
 }
 
 // Session is a hash of a conversation's ACP session (Codex thread) id, cwd and

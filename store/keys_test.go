@@ -9,7 +9,7 @@ import (
 func TestKeysLayout(t *testing.T) {
 	k := NewKeys("wx:")
 	for _, tc := range []struct{ got, want string }{
-		{k.Dedupe("single:alice", "alice", "m1"), "wx:dedupe:12:single:alice:5:alice:m1"},
+		{k.Dedupe("single:alice", "alice", "m1"), "wx:{conv:single:alice}:dedupe:5:alice:m1"},
 		{k.Session("c1"), "wx:{conv:c1}:session"},
 		{k.Lease("c1"), "wx:{conv:c1}:lease"},
 		{k.Fence("c1"), "wx:{conv:c1}:fence"},
@@ -37,7 +37,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Lease(conv))
-	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv)} {
+	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1")} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}

@@ -36,6 +36,7 @@ type Store struct {
 // logged: the client reconnects by itself and /readyz reports it.
 func Open(ctx context.Context, o Options, log *slog.Logger) (*Store, error) {
 	s := &Store{keys: NewKeys(o.Prefix), log: log}
+	routeRedisLogs(log)
 	uo := &redis.UniversalOptions{Addrs: o.Addrs, MasterName: o.MasterName, Password: o.Password, DB: o.DB}
 	if len(o.Addrs) == 0 {
 		m, password, err := startEmbedded()
@@ -47,6 +48,10 @@ func Open(ctx context.Context, o Options, log *slog.Logger) (*Store, error) {
 		log.Warn("redis.addr is empty: using an embedded in-memory Redis; nothing survives a restart and replicas cannot share state",
 			"addr", m.Addr())
 	}
+	// A caller's deadline (a WeCom callback's few seconds) must bound every
+	// Redis call, a stalled Redis included; go-redis ignores it otherwise
+	// and waits out its own socket timeouts.
+	uo.ContextTimeoutEnabled = true
 	s.client = redis.NewUniversalClient(uo)
 	if err := s.Ping(ctx); err != nil {
 		if s.embedded != nil {
