@@ -26,7 +26,7 @@ export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 
-.PHONY: all build run demo test bench bench-bridge bench-scale load lint tools clean image
+.PHONY: all build run demo test test-redis bench bench-bridge bench-scale load lint tools clean image
 
 all: build
 
@@ -72,9 +72,16 @@ run: build tools
 demo: build tools
 	go run ./internal/demo/cmd/wecodex-demo --wecodex ./bin/wecodex --codex $(CODEX_BIN) --config $(CONFIG)
 
+# Besides the single Redis, a Redis Cluster and a Sentinel setup of their own
+# (scripts/with-redis-topologies.sh; their tests skip, saying so, without
+# redis-server).
 test: tools $(CHROMIUM)
 	go vet ./...
-	scripts/with-redis.sh go test -count=1 -timeout 20m ./...
+	scripts/with-redis.sh scripts/with-redis-topologies.sh go test -count=1 -timeout 20m ./...
+
+# Only the store, on a single Redis, a Cluster and Sentinel (with a failover).
+test-redis:
+	scripts/with-redis.sh scripts/with-redis-topologies.sh go test -count=1 -v -run . ./store/...
 
 bench: tools
 	scripts/with-redis.sh go test -run '^$$' -bench . -benchmem ./...

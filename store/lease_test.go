@@ -241,10 +241,14 @@ func testHeartbeat(t *testing.T, s *Store) {
 	}
 }
 
-// forEachBackend runs f on the real Redis and on the embedded one, whose Lua
-// and command support differ in details the scripts must not depend on.
+// forEachBackend runs f on the real Redis, on a Redis Cluster and a
+// Sentinel setup when scripts/with-redis-topologies.sh started them, and on
+// the embedded one, whose Lua and command support differ in details the
+// scripts must not depend on.
 func forEachBackend(t *testing.T, f func(t *testing.T, s *Store)) {
 	t.Run("redis", func(t *testing.T) { f(t, openRealStore(t)) })
+	t.Run("cluster", func(t *testing.T) { f(t, openClusterStore(t)) })
+	t.Run("sentinel", func(t *testing.T) { f(t, openSentinelStore(t)) })
 	t.Run("embedded", func(t *testing.T) {
 		s, err := Open(context.Background(), Options{Prefix: "wecodex-test:"}, discardLog())
 		if err != nil {

@@ -25,18 +25,26 @@ func openRealStore(t testing.TB) *Store {
 	if err != nil {
 		t.Fatalf("REDIS_URL %q: %v", url, err)
 	}
+	s := openStoreWithOwnPrefix(t, Options{Addrs: []string{opt.Addr}, Password: opt.Password, DB: opt.DB})
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatalf("no Redis answers at %s (set REDIS_URL or start redis-server): %v", url, err)
+	}
+	return s
+}
+
+// openStoreWithOwnPrefix opens a Store under a random prefix and deletes
+// every key under it when the test ends.
+func openStoreWithOwnPrefix(t testing.TB, o Options) *Store {
+	t.Helper()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
 	prefix := "wecodex-test:" + hex.EncodeToString(b[:]) + ":"
-	ctx := context.Background()
-	s, err := Open(ctx, Options{Addrs: []string{opt.Addr}, Password: opt.Password, DB: opt.DB, Prefix: prefix}, discardLog())
+	o.Prefix = prefix
+	s, err := Open(context.Background(), o, discardLog())
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := s.Ping(ctx); err != nil {
-		t.Fatalf("no Redis answers at %s (set REDIS_URL or start redis-server): %v", url, err)
 	}
 	t.Cleanup(func() {
 		deleteByPrefix(t, s.Client(), prefix)
@@ -47,8 +55,19 @@ func openRealStore(t testing.TB) *Store {
 	return s
 }
 
+// deleteByPrefix deletes the keys under prefix, on every master of a Cluster.
 func deleteByPrefix(t testing.TB, c redis.UniversalClient, prefix string) {
 	t.Helper()
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		err := cc.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
+			deleteByPrefix(t, m, prefix)
+			return nil
+		})
+		if err != nil {
+			t.Errorf("clean up %s* on the cluster: %v", prefix, err)
+		}
+		return
+	}
 	ctx := context.Background()
 	iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
 	for iter.Next(ctx) {
