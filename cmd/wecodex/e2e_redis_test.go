@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
+	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/testenv"
+)
+
+// A replica started while its Redis is down is alive but not ready, and
+// answers a message callback with a 5xx so WeCom delivers it again; once
+// Redis is up, the redelivery runs the message exactly once. Every line it
+// writes meanwhile (go-redis's own included) is JSON, as log.format says.
+func TestE2ERedisUnreachableAtStart(t *testing.T) {
+	e := newE2E(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Redis is back."))))
+	srv := testenv.NewRedisServer(t)
+	e.redisURL = &redis.Options{Addr: srv.Addr()}
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+
+	if code, body := get(t, b.base+"/healthz"); code != 200 || body != "ok" {
+		t.Fatalf("/healthz = %d %q, want 200 ok", code, body)
+	}
+	code, body := get(t, b.base+"/readyz")
+	var ready struct {
+		Ready    bool              `json:"ready"`
+		Problems map[string]string `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(body), &ready); err != nil || code != 503 || ready.Ready ||
+		!strings.HasPrefix(ready.Problems["redis"], "Redis at "+srv.Addr()+" does not answer") {
+		t.Fatalf("/readyz = %d %s, want 503 naming Redis at %s", code, body, srv.Addr())
+	}
+	msg := wecomsim.Message{MsgID: "msg-while-redis-is-down", From: "alice", Text: "is Redis back?"}
+	if _, err := b.sim.Send(ctx, msg); statusCode(err) != 500 {
+		t.Fatalf("callback while Redis is down: %v, want HTTP 500 so WeCom retries", err)
+	}
+
+	srv.Start()
+	s, err := b.sim.Send(ctx, msg, wecomsim.WithRedeliveries(1))
+	if err != nil {
+		t.Fatalf("redelivery once Redis is up: %v", err)
+	}
+	if s.First != (wecomsim.Frame{ID: s.ID, Content: thinking}) || s.Redelivered[0].ID != s.ID {
+		t.Fatalf("redelivery answered %+v then %+v, want the thinking placeholder on one stream", s.First, s.Redelivered)
+	}
+	if last, seen := follow(t, ctx, b.sim, s.ID); last.Content != "Redis is back." {
+		t.Fatalf("final frame %q, want the answer; frames %q", last.Content, seen)
+	}
+	if n := len(e.h.Server.ModelRequests()); n != 1 {
+		t.Fatalf("model saw %d requests, want 1", n)
+	}
+	if code, _ := get(t, b.base+"/readyz"); code != 200 {
+		t.Fatalf("/readyz = %d once Redis is up, want 200", code)
+	}
+	b.stop()
+	for _, l := range b.logs.snapshot() {
+		if raw, ok := l["raw"]; ok {
+			t.Errorf("a log line is not JSON: %q", raw)
+		}
+	}
+}
+
+// snapshot is a copy of the lines so far.
+func (l *logLines) snapshot() []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]map[string]any(nil), l.lines...)
+}
