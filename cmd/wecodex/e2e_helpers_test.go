@@ -37,6 +37,8 @@ const (
 type e2e struct {
 	h         *codextest.Harness
 	redisURL  *redis.Options
+	redisAddr string // overrides redisURL.Addr: a Cluster's nodes or Sentinels, comma-separated
+	master    string // redis.master_name, for Sentinel
 	prefix    string
 	urls      *wecomtest.ResponseURLServer
 	workspace string
@@ -80,6 +82,7 @@ log:
   format: json
 redis:
   addr: %q
+  master_name: %q
   password: %q
   db: %d
   prefix: %q
@@ -96,10 +99,17 @@ agent:
   workspace_root: %q
   turn_timeout: 2m
 access:
-  allow_users: [alice, bob]
+  allow_users: [alice, bob, carol]
 cards:
   update_interval: 50ms
-`, drain, e.redisURL.Addr, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace) + e.extra
+`, drain, e.redisAddrs(), e.master, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace) + e.extra
+}
+
+func (e *e2e) redisAddrs() string {
+	if e.redisAddr != "" {
+		return e.redisAddr
+	}
+	return e.redisURL.Addr
 }
 
 // botProc is one running `wecodex serve` process and a WeCom simulator aimed at it.

@@ -24,6 +24,9 @@ type RedisServer struct {
 	dir  string
 	cmd  *exec.Cmd
 	done chan struct{} // closed once cmd has exited and been waited for
+	// Durable keeps the data across Kill and Start (an append-only file
+	// synced on every write), as a Redis with AOF does; set before Start.
+	Durable bool
 }
 
 // NewRedisServer reserves a free port for a redis-server and stops the
@@ -50,8 +53,12 @@ func (r *RedisServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.port)
 // Start runs the server, empty, and waits until it answers PING.
 func (r *RedisServer) Start() {
 	r.t.Helper()
-	cmd := exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(r.port),
-		"--save", "", "--appendonly", "no", "--dir", r.dir, "--logfile", filepath.Join(r.dir, "redis.log"))
+	aof := []string{"--appendonly", "no"}
+	if r.Durable {
+		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
+	}
+	cmd := exec.Command("redis-server", append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(r.port),
+		"--save", "", "--dir", r.dir, "--logfile", filepath.Join(r.dir, "redis.log")}, aof...)...)
 	if err := cmd.Start(); err != nil {
 		r.t.Fatalf("start redis-server: %v", err)
 	}
@@ -98,8 +105,9 @@ func (r *RedisServer) Kill() {
 	}
 }
 
-// RestartEmpty kills the server and starts an empty one on the same port.
-func (r *RedisServer) RestartEmpty() {
+// Restart kills the server and starts it again on the same port: empty
+// unless Durable.
+func (r *RedisServer) Restart() {
 	r.t.Helper()
 	r.Kill()
 	r.Start()
