@@ -48,46 +48,36 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {1, ARGV[1], n, leased}
 `)
 
-// Claim is what ClaimAndEnqueue did with one message.
-type Claim struct {
-	// Stream is the stream recorded for the message: the caller's when
-	// Claimed, the first delivery's otherwise.
-	Stream  string
-	Claimed bool
-	// Position is the message's 1-based place in the queue; 0 when the
-	// queue was full or the message was claimed before.
-	Position int
-	// Leased says whether a turn holds the conversation's lease now.
-	Leased bool
-}
-
-// ClaimAndEnqueue claims user's msgID in conv for streamID and appends item to the
-// conversation's queue (unless it holds max items) in one atomic step: if
-// it fails, nothing was claimed, so the platform's retry runs the message.
-// A message claimed before is not queued again; its recorded stream is
-// returned. The conversation is marked pending after either, since the
-// mark lives outside the conversation's slot and a failed mark must heal on
-// the retry.
-func (s *Store) ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (Claim, error) {
+// ClaimAndEnqueue claims user's msgID in conv for streamID and appends
+// item to the conversation's queue (unless it holds max items) in one
+// atomic step: if it fails, nothing was claimed, so the platform's retry
+// runs the message. A message claimed before is not queued again: claimed
+// is false and recorded is the first delivery's stream. position is the
+// item's 1-based place in the queue, 0 when the queue was full or the
+// message was claimed before; leased says whether a turn holds the lease.
+// The conversation is marked pending after either, since the mark lives
+// outside the conversation's slot and a failed mark must heal on the retry.
+func (s *Store) ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (
+	recorded string, claimed bool, position int, leased bool, err error,
+) {
 	v, err := claimAndEnqueue.Run(ctx, s.client,
 		[]string{s.keys.Dedupe(conv, user, msgID), s.keys.Queue(conv), s.keys.Lease(conv)},
 		streamID, DedupeTTL.Milliseconds(), item, max, QueueTTL.Milliseconds()).Slice()
 	if err != nil {
-		return Claim{}, fmt.Errorf("claim and enqueue message %s: %w", msgID, err)
+		return "", false, 0, false, fmt.Errorf("claim and enqueue message %s: %w", msgID, err)
 	}
 	if len(v) != 4 {
-		return Claim{}, fmt.Errorf("claim and enqueue message %s: unexpected reply %v", msgID, v)
+		return "", false, 0, false, fmt.Errorf("claim and enqueue message %s: unexpected reply %v", msgID, v)
 	}
-	c := Claim{Claimed: v[0] == int64(1), Leased: v[3] == int64(1)}
-	c.Stream, _ = v[1].(string)
+	recorded, _ = v[1].(string)
 	pos, _ := v[2].(int64)
-	c.Position = int(pos)
-	if c.Position > 0 || !c.Claimed {
+	claimed, position, leased = v[0] == int64(1), int(pos), v[3] == int64(1)
+	if position > 0 || !claimed {
 		if err := s.markPending(ctx, conv); err != nil {
-			return c, err
+			return recorded, claimed, position, leased, err
 		}
 	}
-	return c, nil
+	return recorded, claimed, position, leased, nil
 }
 
 // releaseClaim drops a claim only while it still names the caller's stream.

@@ -167,13 +167,13 @@ func TestClaimAndEnqueueWhileRedisStalls(t *testing.T) {
 	}
 	r.freeze()
 	stalled, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	_, err := s.ClaimAndEnqueue(stalled, conv, "u", msg, "stream-a", []byte("item for stream-a"), 5)
+	_, _, _, _, err := s.ClaimAndEnqueue(stalled, conv, "u", msg, "stream-a", []byte("item for stream-a"), 5)
 	cancel()
 	r.thaw()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("ClaimAndEnqueue on a frozen Redis: %v, want the deadline exceeded", err)
 	}
-	c, err := s.ClaimAndEnqueue(ctx, conv, "u", msg, "stream-b", []byte("item for stream-b"), 5)
+	stream, claimed, _, _, err := s.ClaimAndEnqueue(ctx, conv, "u", msg, "stream-b", []byte("item for stream-b"), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,9 +181,9 @@ func TestClaimAndEnqueueWhileRedisStalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "item for " + c.Stream
+	want := "item for " + stream
 	if len(q) != 1 || string(q[0]) != want {
-		t.Fatalf("queue %q after the retry (claimed %v, stream %s), want exactly [%s]", q, c.Claimed, c.Stream, want)
+		t.Fatalf("queue %q after the retry (claimed %v, stream %s), want exactly [%s]", q, claimed, stream, want)
 	}
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Equal(p, []string{conv}) {
 		t.Fatalf("Pending = %v %v", p, err)
@@ -220,15 +220,17 @@ func testClaimAndEnqueue(t *testing.T, s *Store) {
 	const conv = "claim"
 	for i, tc := range []struct {
 		msg, stream string
-		want        Claim
+		want        claim
 	}{
-		{"m1", "s1", Claim{Stream: "s1", Claimed: true, Position: 1}},
-		{"m1", "s1-retry", Claim{Stream: "s1"}},
-		{"m2", "s2", Claim{Stream: "s2", Claimed: true, Position: 2}},
-		{"m3", "s3", Claim{Stream: "s3", Claimed: true}}, // queue full
-		{"m3", "s3-retry", Claim{Stream: "s3"}},
+		{"m1", "s1", claim{Stream: "s1", Claimed: true, Position: 1}},
+		{"m1", "s1-retry", claim{Stream: "s1"}},
+		{"m2", "s2", claim{Stream: "s2", Claimed: true, Position: 2}},
+		{"m3", "s3", claim{Stream: "s3", Claimed: true}}, // queue full
+		{"m3", "s3-retry", claim{Stream: "s3"}},
 	} {
-		got, err := s.ClaimAndEnqueue(ctx, conv, "u", tc.msg, tc.stream, []byte(tc.stream), 2)
+		var got claim
+		var err error
+		got.Stream, got.Claimed, got.Position, got.Leased, err = s.ClaimAndEnqueue(ctx, conv, "u", tc.msg, tc.stream, []byte(tc.stream), 2)
 		if err != nil || got != tc.want {
 			t.Fatalf("%d: ClaimAndEnqueue(%s, %s) = %+v %v, want %+v", i, tc.msg, tc.stream, got, err, tc.want)
 		}
@@ -240,8 +242,8 @@ func testClaimAndEnqueue(t *testing.T, s *Store) {
 	if _, _, _, _, err := s.TakeTurn(ctx, conv, "r", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.ClaimAndEnqueue(ctx, conv, "u", "m4", "s4", []byte("s4"), 2); err != nil || got != (Claim{Stream: "s4", Claimed: true, Position: 2, Leased: true}) {
-		t.Fatalf("ClaimAndEnqueue while leased = %+v %v", got, err)
+	if rec, ok, pos, leased, err := s.ClaimAndEnqueue(ctx, conv, "u", "m4", "s4", []byte("s4"), 2); err != nil || rec != "s4" || !ok || pos != 2 || !leased {
+		t.Fatalf("ClaimAndEnqueue while leased = %q %v %d %v %v, want s4, claimed, 2, leased", rec, ok, pos, leased, err)
 	}
 
 	// A command's claim, released when its answer could not be stored.
@@ -266,6 +268,14 @@ func testClaimAndEnqueue(t *testing.T, s *Store) {
 	if ttl := s.Client().PTTL(ctx, s.Keys().Dedupe(conv, "u", "m1")).Val(); ttl <= 0 || ttl > DedupeTTL {
 		t.Fatalf("claim TTL %v", ttl)
 	}
+}
+
+// claim is what ClaimAndEnqueue returned, as one comparable value.
+type claim struct {
+	Stream   string
+	Claimed  bool
+	Position int
+	Leased   bool
 }
 
 func mustEnqueue(t *testing.T, s *Store, conv, item string) {
