@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
@@ -31,7 +31,7 @@ func TestE2ERedisRestartedEmptyMidTurn(t *testing.T) {
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 3*time.Minute)
 
-	s := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "first question"}, gate)
+	s := sendUntilGate(t, ctx, b.sim, wecomtest.Message{From: "alice", Text: "first question"}, gate)
 	waitForFrame(t, ctx, b.sim, s.ID, "The whole")
 	srv.Restart()
 	// The holder's next renewal finds the lease gone (within a third of its
@@ -43,7 +43,7 @@ func TestE2ERedisRestartedEmptyMidTurn(t *testing.T) {
 	if last, seen := follow(t, ctx, b.sim, s.ID); last.Content != "The whole answer survived." {
 		t.Fatalf("final frame %q, want the whole answer; frames %q", last.Content, seen)
 	}
-	next, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "second question"})
+	next, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "second question"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,10 @@ func TestE2ERedisStallWhileThreeUsersSend(t *testing.T) {
 	}
 
 	srv.Freeze()
-	msgs := make([]wecomsim.Message, len(users))
+	msgs := make([]wecomtest.Message, len(users))
 	var wg sync.WaitGroup
 	for i, u := range users {
-		msgs[i] = wecomsim.Message{MsgID: "stall-" + u, From: u, Text: "question from " + u}
+		msgs[i] = wecomtest.Message{MsgID: "stall-" + u, From: u, Text: "question from " + u}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -91,7 +91,7 @@ func TestE2ERedisStallWhileThreeUsersSend(t *testing.T) {
 	srv.Thaw()
 
 	for i, u := range users {
-		var s *wecomsim.Stream
+		var s *wecomtest.Stream
 		var err error
 		for range 3 { // WeCom's redeliveries
 			if s, err = b.sim.Send(ctx, msgs[i]); err == nil {
@@ -130,7 +130,7 @@ func TestE2ERedisGoneWhileATurnEnds(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	t.Cleanup(func() { _ = rdb.Close() })
 
-	s := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "finish during an outage"}, gate)
+	s := sendUntilGate(t, ctx, b.sim, wecomtest.Message{From: "alice", Text: "finish during an outage"}, gate)
 	waitForFrame(t, ctx, b.sim, s.ID, "Kept")
 	srv.Kill()
 	gate.Release()
@@ -154,7 +154,7 @@ func TestE2ERedisGoneWhileATurnEnds(t *testing.T) {
 	if n := rdb.Exists(ctx, running).Val(); n != 0 {
 		t.Fatal("the lease lapsed with the turn still recorded running: it was never released")
 	}
-	next, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "and now?"})
+	next, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "and now?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestE2ERedisClusterAndSentinel(t *testing.T) {
 		e.redisURL = &redis.Options{}
 		b := e.serve(t, "5m30s")
 		ctx := within(t, 2*time.Minute)
-		s, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "cluster?"}, wecomsim.WithRedeliveries(1))
+		s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "cluster?"}, wecomtest.WithRedeliveries(1))
 		if err != nil || s.Redelivered[0].ID != s.ID {
 			t.Fatalf("send: %v (%+v)", err, s)
 		}
@@ -202,14 +202,14 @@ func TestE2ERedisClusterAndSentinel(t *testing.T) {
 		e.redisURL = &redis.Options{}
 		b := e.serve(t, "5m30s")
 		ctx := within(t, 3*time.Minute)
-		s := sendUntilGate(t, ctx, b.sim, wecomsim.Message{From: "alice", Text: "sentinel?"}, gate)
+		s := sendUntilGate(t, ctx, b.sim, wecomtest.Message{From: "alice", Text: "sentinel?"}, gate)
 		waitForFrame(t, ctx, b.sim, s.ID, "Through")
 		sentinelFailover(t, ctx, strings.Split(addrs, ",")[0], master)
 		gate.Release()
 		if last, seen := follow(t, ctx, b.sim, s.ID); last.Content != "Through a failover." {
 			t.Fatalf("final frame %q; frames %q", last.Content, seen)
 		}
-		next, err := b.sim.Send(ctx, wecomsim.Message{From: "alice", Text: "still there?"})
+		next, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "still there?"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/wecodex/wecodex/bot/wecom/wecomsim"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
@@ -36,17 +36,17 @@ func TestE2ERedisUnreachableAtStart(t *testing.T) {
 		!strings.HasPrefix(ready.Problems["redis"], "Redis at "+srv.Addr()+" does not answer") {
 		t.Fatalf("/readyz = %d %s, want 503 naming Redis at %s", code, body, srv.Addr())
 	}
-	msg := wecomsim.Message{MsgID: "msg-while-redis-is-down", From: "alice", Text: "is Redis back?"}
+	msg := wecomtest.Message{MsgID: "msg-while-redis-is-down", From: "alice", Text: "is Redis back?"}
 	if _, err := b.sim.Send(ctx, msg); statusCode(err) != 500 {
 		t.Fatalf("callback while Redis is down: %v, want HTTP 500 so WeCom retries", err)
 	}
 
 	srv.Start()
-	s, err := b.sim.Send(ctx, msg, wecomsim.WithRedeliveries(1))
+	s, err := b.sim.Send(ctx, msg, wecomtest.WithRedeliveries(1))
 	if err != nil {
 		t.Fatalf("redelivery once Redis is up: %v", err)
 	}
-	if s.First != (wecomsim.Frame{ID: s.ID, Content: thinking}) || s.Redelivered[0].ID != s.ID {
+	if s.First != (wecomtest.Frame{ID: s.ID, Content: thinking}) || s.Redelivered[0].ID != s.ID {
 		t.Fatalf("redelivery answered %+v then %+v, want the thinking placeholder on one stream", s.First, s.Redelivered)
 	}
 	if last, seen := follow(t, ctx, b.sim, s.ID); last.Content != "Redis is back." {
