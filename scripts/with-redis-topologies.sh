@@ -37,16 +37,22 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# start NAME PORT ARGS...: a redis-server (or sentinel) in its own directory.
+# start NAME PORT ARGS...: a redis-server (or sentinel) in its own directory,
+# recorded for cleanup once it wrote its pid file and answers PING.
 start() {
   local name=$1 port=$2; shift 2
   mkdir -p "$dir/$name"
   redis-server "$@" --bind 127.0.0.1 --port "$port" --dir "$dir/$name" \
     --daemonize yes --pidfile "$dir/$name/pid" --logfile "$dir/$name/log"
-  for _ in $(seq 100); do
-    redis-cli -p "$port" ping >/dev/null 2>&1 && break
-    sleep 0.05
+  for _ in $(seq 300); do
+    [[ -s "$dir/$name/pid" ]] && redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    sleep 0.1
   done
+  if [[ ! -s "$dir/$name/pid" ]]; then
+    echo "with-redis-topologies: redis-server $name on port $port did not start:" >&2
+    cat "$dir/$name/log" >&2 2>/dev/null || true
+    exit 1
+  fi
   pids+=("$(cat "$dir/$name/pid")")
 }
 
@@ -83,11 +89,7 @@ sentinel monitor wecodex 127.0.0.1 $master 1
 sentinel down-after-milliseconds wecodex 2000
 sentinel failover-timeout wecodex 4000
 CONF
-mkdir -p "$dir/sentinel"
-redis-server "$dir/sentinel.conf" --sentinel --bind 127.0.0.1 --port "$sentinel" --dir "$dir/sentinel" \
-  --daemonize yes --pidfile "$dir/sentinel/pid" --logfile "$dir/sentinel/log"
-wait_for "the sentinel to start" redis-cli -p "$sentinel" ping
-pids+=("$(cat "$dir/sentinel/pid")")
+start sentinel "$sentinel" "$dir/sentinel.conf" --sentinel
 wait_for "the sentinel to see the replica" bash -c \
   "redis-cli -p $sentinel sentinel replicas wecodex | grep -q 127.0.0.1"
 
