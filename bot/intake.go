@@ -82,22 +82,44 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	// message id (a repeat, a guess) is a new message of theirs, never a
 	// way to read the stream the first one started.
 	m.Reply.Stream = randomID(12)
+	log := in.log.With("msgid", m.ID, "conv", m.Conversation, "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
+	text := strings.TrimSpace(m.Text)
+	cmd, isCmd := parseCommand(text)
+	if in.cfg.Access.Allowed(m) && !isCmd && text != "" {
+		return in.enqueue(ctx, log, ch, m, text)
+	}
 	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("dedupe message %s: %w", m.ID, err)
 	}
 	if !claimed {
-		// The first delivery may still be writing its first reply.
-		m.Reply.Stream = recorded
-		return Receipt{Reply: replyTo(m, ReplyWaiting, textThinking), Current: true}, nil
+		return repeated(m, recorded), nil
 	}
-	log := in.log.With("msgid", m.ID, "conv", m.Conversation, "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
-	if !in.cfg.Access.Allowed(m) {
+	rc, err := in.answer(ctx, log, ch, m, text, cmd, isCmd)
+	if err != nil {
+		// Unclaimed, the platform's retry of this delivery answers it;
+		// claimed, it would find a reply that never comes.
+		in.releaseClaim(ctx, log, m)
+		return Receipt{}, err
+	}
+	return rc, nil
+}
+
+// repeated is the receipt of a message received before, on the stream its
+// first delivery recorded; that delivery may still be writing its reply.
+func repeated(m Message, recorded string) Receipt {
+	m.Reply.Stream = recorded
+	return Receipt{Reply: replyTo(m, ReplyWaiting, textThinking), Current: true}
+}
+
+// answer gives a message that is not queued its answer at once: a refusal,
+// a command's output, or the note that it was empty.
+func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Message, text, cmd string, isCmd bool) (Receipt, error) {
+	switch {
+	case !in.cfg.Access.Allowed(m):
 		log.Info("refused: not on the access list")
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textRefused))
-	}
-	text := strings.TrimSpace(m.Text)
-	if cmd, ok := parseCommand(text); ok {
+	case isCmd:
 		log.Info("command", "command", cmd)
 		out, err := in.command(ctx, ch, m, cmd)
 		if err != nil {
@@ -105,10 +127,18 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 		}
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, out))
 	}
-	if text == "" {
-		return in.show(ctx, ch, replyTo(m, ReplyFinished, textEmpty))
+	return in.show(ctx, ch, replyTo(m, ReplyFinished, textEmpty))
+}
+
+// releaseClaim undoes the claim of a message whose answer failed. The
+// callback's own deadline may be what failed it, so it gets a short one of
+// its own.
+func (in *intake) releaseClaim(ctx context.Context, log *slog.Logger, m Message) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), retryAttemptTimeout)
+	defer cancel()
+	if err := in.store.ReleaseClaim(rctx, m.Conversation, m.User, m.ID, m.Reply.Stream); err != nil {
+		log.Warn("release the claim of a message whose answer failed; its redelivery will find no answer", "err", err)
 	}
-	return in.enqueue(ctx, log, ch, m, text)
 }
 
 func replyTo(m Message, state ReplyState, text string) Reply {
@@ -131,23 +161,37 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	if err != nil {
 		return Receipt{}, fmt.Errorf("encode queued message: %w", err)
 	}
-	// The placeholder goes first so a refresh or a repeated callback finds a
-	// reply as soon as the message can be taken.
-	placeholder := replyTo(m, ReplyWaiting, textThinking)
-	if _, err := in.show(ctx, ch, placeholder); err != nil {
-		return Receipt{}, err
-	}
-	pos, leased, err := in.store.Enqueue(ctx, m.Conversation, item, in.cfg.MaxQueue)
+	// Claimed and queued in one step: if it fails, nothing was, and the
+	// platform's retry is a first delivery again.
+	recorded, claimed, pos, leased, err := in.store.ClaimAndEnqueue(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream, item, in.cfg.MaxQueue)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("enqueue message %s: %w", m.ID, err)
 	}
+	if !claimed {
+		// Queued by an earlier delivery, which may have failed before it
+		// woke the scheduler.
+		in.sched.wake(m.Conversation)
+		return repeated(m, recorded), nil
+	}
 	if pos == 0 {
 		log.Info("refused: queue full")
-		return in.show(ctx, ch, replyTo(m, ReplyFinished, fmt.Sprintf(textQueueFull, in.cfg.MaxQueue)))
+		rc, err := in.show(ctx, ch, replyTo(m, ReplyFinished, fmt.Sprintf(textQueueFull, in.cfg.MaxQueue)))
+		if err != nil {
+			in.releaseClaim(ctx, log, m)
+		}
+		return rc, err
 	}
+	// The placeholder follows the enqueue: a waiting reply never replaces
+	// the card of a turn that took the message meanwhile.
+	placeholder := replyTo(m, ReplyWaiting, textThinking)
 	in.sched.wake(m.Conversation)
 	if leased {
 		in.sched.queued(m.Conversation, pos)
+	}
+	placed, err := ch.Show(ctx, placeholder)
+	if err != nil {
+		// Queued all the same: the retry finds its stream.
+		return Receipt{}, fmt.Errorf("show reply %s: %w", m.Reply.Stream, err)
 	}
 	ahead := pos
 	if !leased {
@@ -155,7 +199,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	}
 	log.Info("queued", "position", ahead)
 	if ahead == 0 {
-		return Receipt{Reply: placeholder}, nil
+		return Receipt{Reply: placeholder, Current: !placed}, nil
 	}
 	r := replyTo(m, ReplyWaiting, textQueued(ahead))
 	shown, err := ch.Show(ctx, r)

@@ -56,6 +56,7 @@ type worker struct {
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // cancels the running turn
+	item   []byte                  // the queue item of the running turn, to re-take the lease with
 }
 
 // stopTurn cancels the running turn, if any, with cause.
@@ -286,6 +287,7 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 			s.runner.refuseLegacy(ctx, q)
 		default:
 			s.showPositions(ctx, w.conv)
+			w.setItem(item)
 			if cut := s.runner.run(ctx, w, q, takeover); cut {
 				s.requeue(ctx, log, w, q)
 				return
@@ -295,7 +297,7 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 		if ctx.Err() != nil || s.draining() {
 			break // the rest of the queue is for another replica
 		}
-		next, held, err := s.store.NextTurn(ctx, w.conv, w.token, s.cfg.LeaseTTL)
+		next, held, err := s.nextTurn(ctx, log, w)
 		if err != nil {
 			log.Warn("take next message", "err", err)
 			break
@@ -306,13 +308,7 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 		}
 		item = next
 	}
-	// Stopping early (drain, shutdown, store error): hand the queue to
-	// whoever comes next without making it wait for the lease to expire.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, err := s.store.ReleaseLease(rctx, w.conv, w.token); err != nil {
-		log.Warn("release lease", "err", err)
-	}
+	s.release(ctx, log, w)
 }
 
 // requeue hands the message of a turn the shutdown cut short back to the
@@ -353,6 +349,9 @@ func (s *scheduler) renew(ctx context.Context, w *worker) {
 				s.log.Warn("renew lease", "conv", w.conv, "err", err)
 			}
 		case !held:
+			if s.retake(ctx, w) {
+				continue
+			}
 			w.stopTurn(errLeaseLost)
 			return
 		case stop:

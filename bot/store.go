@@ -48,6 +48,18 @@ type Dedupe interface {
 	// recorded. It returns the stream id recorded and whether this call
 	// recorded it.
 	ClaimMessage(ctx context.Context, conv, user, msgID, streamID string) (recorded string, claimed bool, err error)
+	// ReleaseClaim undoes ClaimMessage for streamID (a claim recorded for
+	// another stream stays), when the answer it claimed for could not be
+	// shown: the platform's retry then runs the message again.
+	ReleaseClaim(ctx context.Context, conv, user, msgID, streamID string) error
+	// ClaimAndEnqueue claims the message as ClaimMessage does and appends
+	// item to the conversation's queue (unless it holds max items) in one
+	// atomic step, so a failure leaves neither and the retry runs the
+	// message; a repeat is not queued again (claimed false, recorded its
+	// stream). position is the item's 1-based place, 0 when the queue was
+	// full or the message a repeat; leased says whether a turn holds the
+	// lease. The conversation is marked pending.
+	ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (recorded string, claimed bool, position int, leased bool, err error)
 }
 
 // Conversations keeps each conversation's agent session and working
@@ -94,6 +106,12 @@ type Leases interface {
 	// to take the conversation runs it again first. requeued is false when
 	// token no longer holds the lease or nothing was recorded running.
 	RequeueTurn(ctx context.Context, conv string, token int64) (requeued bool, err error)
+	// RetakeLease gives the holder of token back a lease that vanished
+	// (Redis restarted empty or failed over, or the lease lapsed unclaimed),
+	// with running recorded as its turn (nil keeps what is recorded). held
+	// is false when another holder took the lease since: fencing holds, and
+	// the old holder must stop.
+	RetakeLease(ctx context.Context, conv, replica string, token int64, running []byte, ttl time.Duration) (held bool, err error)
 	// ReleaseLease frees the lease, and forgets the running item, if token
 	// still holds it.
 	ReleaseLease(ctx context.Context, conv string, token int64) (released bool, err error)

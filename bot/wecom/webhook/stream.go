@@ -120,10 +120,10 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 			s.from = -1 // nothing left to deliver
 		}
 	}
-	saved, err := s.c.saveTurnFrame(ctx, s.t.To.Stream, owner(s.t.ChatType, s.t.Conversation, s.t.User), state, content)
+	saved, err := s.save(ctx, state, content)
 	switch {
 	case err != nil:
-		s.log.Warn("publish frame", "final", state == frameFinished, "err", err)
+		s.log.Warn("publish frame; dropped", "final", state == frameFinished, "err", err)
 	case !saved:
 		// Another replica finished this stream because this turn's lease
 		// lapsed: its card already tells the user to send the message
@@ -151,6 +151,24 @@ func (s *stream) emitRequeued(ctx context.Context, text string) {
 		return
 	}
 	s.requeued = true
+}
+
+// save writes a frame. A frame that finishes the stream is the one WeCom's
+// refreshes wait for, so a Redis fault (restart, failover, stall) must not
+// drop it: it is retried, bounded, until Redis answers. A running frame is
+// not: the next one replaces it.
+func (s *stream) save(ctx context.Context, state byte, content string) (saved bool, err error) {
+	own := owner(s.t.ChatType, s.t.Conversation, s.t.User)
+	if state != frameFinished {
+		return s.c.saveTurnFrame(ctx, s.t.To.Stream, own, state, content)
+	}
+	err = bot.RetryStore(ctx, func(ctx context.Context) error {
+		saved, err = s.c.saveTurnFrame(ctx, s.t.To.Stream, own, state, content)
+		return err
+	}, func(attempt int, err error) {
+		s.log.Warn("publish frame", "final", true, "attempt", attempt, "err", err)
+	})
+	return saved, err
 }
 
 // deliverRest sends what the stream could not show, once the turn is over,
