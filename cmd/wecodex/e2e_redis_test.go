@@ -22,6 +22,7 @@ func TestE2ERedisUnreachableAtStart(t *testing.T) {
 	srv := testenv.NewRedisServer(t)
 	e.redisURL = &redis.Options{Addr: srv.Addr()}
 	b := e.serve(t, "5m30s")
+	logsOnFailure(t, b)
 	ctx := within(t, 2*time.Minute)
 
 	if code, body := get(t, b.base+"/healthz"); code != 200 || body != "ok" {
@@ -42,6 +43,15 @@ func TestE2ERedisUnreachableAtStart(t *testing.T) {
 	}
 
 	srv.Start()
+	// WeCom keeps redelivering; the test redelivers once serve sees Redis
+	// (go-redis may take a second to dial again after failed dials).
+	for code, _ := get(t, b.base+"/readyz"); code != 200; code, _ = get(t, b.base+"/readyz") {
+		select {
+		case <-ctx.Done():
+			t.Fatal("/readyz never answered 200 after Redis started")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	s, err := b.sim.Send(ctx, msg, wecomtest.WithRedeliveries(1))
 	if err != nil {
 		t.Fatalf("redelivery once Redis is up: %v", err)
@@ -71,4 +81,13 @@ func (l *logLines) snapshot() []map[string]any {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]map[string]any(nil), l.lines...)
+}
+
+// logsOnFailure prints the serve process's log lines when the test failed.
+func logsOnFailure(t *testing.T, b *botProc) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve's log:\n%s", b.logs)
+		}
+	})
 }
