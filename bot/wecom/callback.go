@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wecodex/wecodex/bot"
 )
@@ -124,6 +126,24 @@ type (
 	}
 )
 
+// maxEchoed bounds how much of a field's value an error (and so a
+// rejection's log line) repeats: enough to recognise a wrong value, never a
+// whole decrypted body smuggled into it.
+const maxEchoed = 32
+
+// echo quotes a value for an error message, cut to maxEchoed bytes (on a
+// rune boundary) with its full length named when longer.
+func echo(v string) string {
+	if len(v) <= maxEchoed {
+		return strconv.Quote(v)
+	}
+	n := maxEchoed
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return strconv.Quote(v[:n]) + "… (" + strconv.Itoa(len(v)) + " bytes)"
+}
+
 func malformed(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, a...))
 }
@@ -165,7 +185,7 @@ func ParseCallback(plaintext []byte) (Callback, error) {
 			return Callback{}, malformed("chattype is missing")
 		}
 	default:
-		return Callback{}, malformed("chattype %q is neither single nor group", w.ChatType)
+		return Callback{}, malformed("chattype %s is neither single nor group", echo(w.ChatType))
 	}
 	if cb.ChatType == ChatGroup && cb.ChatID == "" {
 		return Callback{}, malformed("chatid is missing in a group chat")
@@ -229,7 +249,7 @@ func ParseCallback(plaintext []byte) (Callback, error) {
 		cb.RawText, cb.ImageURLs = text, images
 	default:
 		cb.Kind = ""
-		return cb, fmt.Errorf("%w: msgtype %q", ErrUnsupported, w.MsgType)
+		return cb, fmt.Errorf("%w: msgtype %s", ErrUnsupported, echo(w.MsgType))
 	}
 	cb.Text = cb.RawText
 	if cb.ChatType == ChatGroup {

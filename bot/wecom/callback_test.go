@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +93,9 @@ func TestParseCallbackErrors(t *testing.T) {
 		{"no aibotid", `{"msgtype":"text"}`, "wecom: malformed callback: aibotid is missing"},
 		{"no chattype", `{"msgid":"m","aibotid":"B","from":{"userid":"u"},"msgtype":"text","text":{"content":"x"}}`, "wecom: malformed callback: chattype is missing"},
 		{"bad chattype", `{"aibotid":"B","chattype":"room","msgtype":"text"}`, `wecom: malformed callback: chattype "room" is neither single nor group`},
+		// A decrypted value is echoed quoted and cut, never whole.
+		{"long chattype", `{"aibotid":"B","chattype":"` + strings.Repeat("秘", 40) + `","msgtype":"text"}`,
+			`wecom: malformed callback: chattype "` + strings.Repeat("秘", 10) + `"… (120 bytes) is neither single nor group`},
 		{"group without chatid", `{"aibotid":"B","chattype":"group","msgtype":"text"}`, "wecom: malformed callback: chatid is missing in a group chat"},
 		{"no msgid", `{"aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"text","text":{"content":"x"}}`, "wecom: malformed callback: msgid is missing"},
 		{"no user", `{"msgid":"m","aibotid":"B","chattype":"single","msgtype":"text","text":{"content":"x"}}`, "wecom: malformed callback: from.userid is missing"},
@@ -204,4 +208,19 @@ func FuzzParseCallback(f *testing.F) {
 			t.Fatal("group callback without chat id")
 		}
 	})
+}
+
+// An unsupported msgtype is named in the error quoted and cut: the error
+// reaches a log line, and the value came out of a decrypted body.
+func TestUnsupportedMsgTypeIsEchoedCut(t *testing.T) {
+	long := strings.Repeat("v", 5000)
+	_, err := ParseCallback([]byte(`{"msgid":"m","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"` + long + `"}`))
+	want := `wecom: unsupported callback: msgtype "` + strings.Repeat("v", 32) + `"… (5000 bytes)`
+	if !errors.Is(err, ErrUnsupported) || err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
+	_, err = ParseCallback([]byte(`{"msgid":"m","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"video"}`))
+	if want := `wecom: unsupported callback: msgtype "video"`; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
 }

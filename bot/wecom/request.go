@@ -86,7 +86,7 @@ func ReadBody(r io.Reader) ([]byte, error) {
 func CheckTimestamp(timestamp string, now time.Time, window time.Duration) error {
 	sec, err := strconv.ParseInt(timestamp, 10, 64)
 	if err != nil {
-		return fmt.Errorf("%w: timestamp %q is not Unix seconds", ErrMalformed, timestamp)
+		return fmt.Errorf("%w: timestamp %s is not Unix seconds", ErrMalformed, echo(timestamp))
 	}
 	d := now.Sub(time.Unix(sec, 0))
 	if d > window || d < -window {
