@@ -33,8 +33,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# free_port: a free loopback port at most 55535, since a cluster node also
+# listens on its port + 10000 (its bus).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+  python3 -c '
+import socket
+while True:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    if p <= 55535:
+        print(p); break'
 }
 
 # start NAME PORT ARGS...: a redis-server (or sentinel) in its own directory,
