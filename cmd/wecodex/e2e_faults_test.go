@@ -143,6 +143,7 @@ func TestE2ERedisGoneWhileATurnEnds(t *testing.T) {
 		return l["msg"] == "publish frame" && l["final"] == true && l["attempt"] == float64(2)
 	})
 	srv.Start()
+	waitReady(t, ctx, b)
 	if last, seen := follow(t, ctx, b.sim, s.ID); last.Content != "Kept despite the outage." {
 		t.Fatalf("final frame %q, want the answer; frames %q", last.Content, seen)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -43,15 +44,8 @@ func TestE2ERedisUnreachableAtStart(t *testing.T) {
 	}
 
 	srv.Start()
-	// WeCom keeps redelivering; the test redelivers once serve sees Redis
-	// (go-redis may take a second to dial again after failed dials).
-	for code, _ := get(t, b.base+"/readyz"); code != 200; code, _ = get(t, b.base+"/readyz") {
-		select {
-		case <-ctx.Done():
-			t.Fatal("/readyz never answered 200 after Redis started")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	// WeCom keeps redelivering; the test redelivers once serve sees Redis.
+	waitReady(t, ctx, b)
 	s, err := b.sim.Send(ctx, msg, wecomtest.WithRedeliveries(1))
 	if err != nil {
 		t.Fatalf("redelivery once Redis is up: %v", err)
@@ -90,4 +84,18 @@ func logsOnFailure(t *testing.T, b *botProc) {
 			t.Logf("serve's log:\n%s", b.logs)
 		}
 	})
+}
+
+// waitReady waits until serve's /readyz answers 200: after failed dials
+// go-redis may take a second to dial Redis again, and until then a callback
+// is answered 5xx (WeCom retries it; the simulator does not).
+func waitReady(t *testing.T, ctx context.Context, b *botProc) {
+	t.Helper()
+	for code, _ := get(t, b.base+"/readyz"); code != 200; code, _ = get(t, b.base+"/readyz") {
+		select {
+		case <-ctx.Done():
+			t.Fatal("/readyz never answered 200 after Redis started")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
