@@ -44,6 +44,14 @@ func TestDrainFinishesTurnsAndHandsOver(t *testing.T) {
 	}
 	b.run(t)
 
+	// A drain with an ended context has begun when it returns, so bob's next
+	// message cannot reach a before a stops taking turns; the second call
+	// waits for a's turns to end.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := a.e.Drain(ended); err != context.Canceled {
+		t.Fatalf("Drain with an ended context: %v, want context.Canceled", err)
+	}
 	drained := make(chan error, 1)
 	go func() { drained <- a.e.Drain(context.Background()) }()
 	again := receive(t, a.e, msg("m4", "bob", "again"))
