@@ -16,7 +16,7 @@ func parseCommand(text string) (string, bool) {
 	word, _, _ := strings.Cut(text, " ")
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
-	case "/new", "/stop", "/status", "/help", "/more":
+	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny":
 		return word, true
 	}
 	return "", false
@@ -25,6 +25,8 @@ func parseCommand(text string) (string, bool) {
 // command returns a command's answer; none of them runs the agent.
 func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string) (string, error) {
 	switch cmd {
+	case "/approve", "/deny":
+		return in.approvals.command(ctx, m, cmd)
 	case "/more":
 		c, ok := ch.(Continuer)
 		if !ok {

@@ -47,6 +47,9 @@ type Config struct {
 	// MaxQueue is how many messages may wait per conversation; more are
 	// refused. Default 5.
 	MaxQueue int
+	// ApprovalTimeout is agent.approval_timeout: a request no one decides
+	// within it is declined. Default DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration
 	// Logger receives the engine's log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// Observer is told about turns and queues, for metrics; nil means
@@ -75,6 +78,7 @@ func (c *Config) setDefaults() error {
 	setDefault(&c.LeaseTTL, DefaultLeaseTTL)
 	setDefault(&c.HeartbeatTTL, DefaultHeartbeatTTL)
 	setDefault(&c.PollInterval, time.Second)
+	setDefault(&c.ApprovalTimeout, DefaultApprovalTimeout)
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = 5
 	}
@@ -104,6 +108,7 @@ type Engine struct {
 	intake   *intake
 	sched    *scheduler
 	runner   *turnRunner
+	approve  *approvals
 }
 
 // New returns an engine serving the given channels; call Run to let it start
@@ -126,8 +131,12 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	log := cfg.Logger.With("replica", cfg.Replica)
 	runner := newTurnRunner(cfg, st, agent, cs, log)
 	sched := newScheduler(cfg, st, runner, cs, log)
-	in := &intake{cfg: cfg, store: st, channels: cs, sched: sched, log: log}
-	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner}, nil
+	// A store without approvals (a test's) declines every request asked.
+	ast, _ := st.(ApprovalStore)
+	ap := newApprovals(cfg, ast, runner, cs, log)
+	runner.settle = ap.settle
+	in := &intake{cfg: cfg, store: st, channels: cs, sched: sched, approvals: ap, log: log}
+	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
 
 // Replica returns this engine's replica id.

@@ -18,6 +18,8 @@ type intake struct {
 	store    IntakeStore
 	channels *channels
 	sched    *scheduler // woken for a queued message, asked to check /stop
+	// approvals takes /approve and /deny.
+	approvals *approvals
 	log      *slog.Logger
 }
 

@@ -21,3 +21,20 @@ func (e *Engine) ReportPermissions(decide acpbridge.PermissionFunc) acpbridge.Pe
 		return resp
 	}
 }
+
+// AskPermissions is the permission hook of agent.approval: ask. Each request
+// waits, with the card saying what is asked, until the user who sent the
+// message (or an admin) decides with /approve or /deny on any replica, the
+// request times out (agent.approval_timeout: declined), or the turn ends
+// (cancelled). Give it to the agent; like ReportPermissions it looks the
+// turn up when a request arrives.
+func (e *Engine) AskPermissions(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return e.approve.ask(ctx, req)
+}
+
+// Decide records user's verdict on approval request id (0: the oldest
+// waiting) of conv, as /approve and /deny do, and returns the line to show
+// the user. Channels with buttons call it for a click.
+func (e *Engine) Decide(ctx context.Context, conv, user string, id int64, v Verdict) (string, error) {
+	return e.approve.decide(ctx, conv, user, id, v)
+}

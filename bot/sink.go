@@ -19,6 +19,10 @@ type cardSink struct {
 	// shown (a frame rendered between the two is not: late by one frame at
 	// worst, never early).
 	agentSpoke *atomic.Bool
+	// turn and ch are the message the turn runs and its channel, for the
+	// approvals of the turn (who may decide, where to ask).
+	turn *queued
+	ch   Channel
 }
 
 // frame is a channel's snapshot and whether the agent had spoken when it

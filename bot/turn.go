@@ -37,6 +37,10 @@ type turnRunner struct {
 	channels *channels
 	log      *slog.Logger
 
+	// settle, when set, answers the approvals a turn still waits on once
+	// the agent's turn is over, so the card says so before its final status.
+	settle func(acp.SessionId)
+
 	mu       sync.Mutex
 	running  map[acp.SessionId]cardSink // session → sink of its running turn
 	sessions map[acp.SessionId]struct{} // sessions this process created or loaded
@@ -73,6 +77,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
 	pub, sink := r.publish(ctx, card, pres, q)
+	sink.turn, sink.ch = &q, ch
 	pres.Start(pub)
 	pub.Refresh() // show the turn as running at once
 
@@ -208,6 +213,9 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 	stop, err := r.agent.Prompt(ctx, sid, q.Text, sink)
 	close(done)
 	<-cancelled
+	if r.settle != nil {
+		r.settle(sid)
+	}
 	return stop, err
 }
 

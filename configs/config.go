@@ -116,8 +116,12 @@ const (
 	AgentCodex = "codex"
 	AgentACP   = "acp"
 
+	ApprovalAsk   = "ask"
 	ApprovalAllow = "allow"
 	ApprovalDeny  = "deny"
+
+	// DefaultApprovalTimeout is agent.approval_timeout's default.
+	DefaultApprovalTimeout = 10 * time.Minute
 )
 
 // AgentConfig is the agent.* section.
@@ -128,6 +132,9 @@ type AgentConfig struct {
 	WorkspaceRoot string        `mapstructure:"workspace_root"`
 	TurnTimeout   time.Duration `mapstructure:"turn_timeout"`
 	Approval      string        `mapstructure:"approval"`
+	// ApprovalTimeout is how long an agent.approval: ask request waits for
+	// a decision before it is declined.
+	ApprovalTimeout time.Duration `mapstructure:"approval_timeout"`
 }
 
 // CodexConfig is the agent.codex.* section, used when agent.kind is codex.
@@ -192,7 +199,8 @@ func Default() *Config {
 			Codex:         CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request"},
 			WorkspaceRoot: defaultWorkspaceRoot(),
 			TurnTimeout:   30 * time.Minute,
-			Approval:      ApprovalDeny,
+			Approval:        ApprovalAsk,
+			ApprovalTimeout: DefaultApprovalTimeout,
 		},
 		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: 500 * time.Millisecond},
 		Playground: PlaygroundConfig{User: "playground"},

@@ -308,16 +308,18 @@ func TestValidate(t *testing.T) {
 			{"log.level", `must be one of debug, info, warn, error, not "loud"`},
 			{"wecom.aibot.mode", `must be one of webhook, longconn, not "poll"`},
 			{"agent.kind", `must be one of codex, acp, not "gpt"`},
-			{"agent.approval", `must be one of allow, deny, not "maybe"`},
+			{"agent.approval", `must be one of ask, allow, deny, not "maybe"`},
 			{"cards.progress_style", `must be one of think, quote, not "bold"`},
 		}},
 		{"durations", func(c *Config) {
 			c.Agent.TurnTimeout, c.Cards.UpdateInterval, c.WeCom.AIBot.StreamWindow = 0, -time.Second, 7*time.Minute
 			c.Server.DrainTimeout = 0
+			c.Agent.ApprovalTimeout = 0
 		}, []Problem{
 			{"server.drain_timeout", "must be a positive duration like 500ms or 30m, not 0s"},
 			{"wecom.aibot.stream_window", "must be at most 6m: WeCom stops asking for stream frames 6 minutes after the message"},
 			{"agent.turn_timeout", "must be a positive duration like 500ms or 30m, not 0s"},
+			{"agent.approval_timeout", "must be a positive duration like 500ms or 30m, not 0s"},
 			{"cards.update_interval", "must be a positive duration like 500ms or 30m, not -1s"},
 		}},
 		{"acp needs a command", func(c *Config) { c.Agent.Kind = AgentACP }, []Problem{

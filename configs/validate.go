@@ -207,7 +207,8 @@ func (c *Config) Validate() error {
 	}
 	required("agent.workspace_root", g.WorkspaceRoot, "(the directory under which each conversation gets its own working directory)")
 	positive("agent.turn_timeout", g.TurnTimeout)
-	oneOf("agent.approval", g.Approval, ApprovalAllow, ApprovalDeny)
+	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)
+	positive("agent.approval_timeout", g.ApprovalTimeout)
 
 	for i, u := range c.Access.AllowUsers {
 		if strings.TrimSpace(u) == "" {

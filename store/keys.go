@@ -56,6 +56,11 @@ const (
 	// connection, kept so a new holder can re-push it; each frame renews it,
 	// and a turn changes its card far more often than this.
 	LongConnStreamTTL = time.Hour
+	// ApprovalTTL: an approval request and its decision outlive any
+	// agent.approval_timeout a turn waits (turns are cut at
+	// agent.turn_timeout anyway); the record only serves the wait and a late
+	// /approve's "already decided" answer.
+	ApprovalTTL = 24 * time.Hour
 	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
 	// token is refreshed before WeCom stops accepting it.
 	AppTokenMargin = 5 * time.Minute
@@ -175,6 +180,26 @@ func (k Keys) LongConnFrames(botID string) string { return k.prefix + "longconn:
 
 // longconn is the part a bot's long-connection keys share, hash tag included.
 func (k Keys) longconn(botID string) string { return k.prefix + "{longconn:" + botID + "}" }
+
+// ApprovalSeq is the conversation's approval counter: each request takes the
+// next value as its short id, so an id is never reused and a decision naming
+// one cannot decide a later request. TTL ConversationTTL.
+func (k Keys) ApprovalSeq(convID string) string { return k.conv(convID) + ":approval:seq" }
+
+// Approval is a hash of one approval request: the request (what the engine
+// recorded, JSON), its status ("pending" or "decided") and the decision.
+// TTL ApprovalTTL.
+func (k Keys) Approval(convID string, id int64) string {
+	return k.conv(convID) + ":approval:" + strconv.FormatInt(id, 10)
+}
+
+// Approvals is the sorted set of the conversation's pending approval ids
+// (score = id), so "the oldest" is its first member. TTL ApprovalTTL.
+func (k Keys) Approvals(convID string) string { return k.conv(convID) + ":approvals" }
+
+// ApprovalChannel is the pub/sub channel on which decisions are announced
+// ("conv\nid"), so the replica whose turn waits learns at once.
+func (k Keys) ApprovalChannel() string { return k.prefix + "approval" }
 
 // conv is the part every per-conversation key shares, hash tag included.
 func (k Keys) conv(convID string) string { return k.prefix + "{conv:" + convID + "}" }

@@ -18,6 +18,10 @@ func TestKeysLayout(t *testing.T) {
 		{k.Running("c1"), "wx:{conv:c1}:running"},
 		{k.Owner("c1"), "wx:{conv:c1}:owner"},
 		{k.StopChannel(), "wx:stop"},
+		{k.ApprovalSeq("c1"), "wx:{conv:c1}:approval:seq"},
+		{k.Approval("c1", 7), "wx:{conv:c1}:approval:7"},
+		{k.Approvals("c1"), "wx:{conv:c1}:approvals"},
+		{k.ApprovalChannel(), "wx:approval"},
 		{k.Pending(), "wx:pending"},
 		{k.Replica("r1"), "wx:replica:r1"},
 		{k.Phase("th", "it"), "wx:phase:th:it"},
@@ -37,7 +41,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Lease(conv))
-	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1")} {
+	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1"), k.ApprovalSeq(conv), k.Approval(conv, 1), k.Approvals(conv)} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}

@@ -57,6 +57,9 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, obs b
 	var engine *bot.Engine
 	policy := acpbridge.Policy(cfg.Agent.Approval)
 	permissions := func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		if cfg.Agent.Approval == configs.ApprovalAsk {
+			return engine.AskPermissions(ctx, req)
+		}
 		return engine.ReportPermissions(policy)(ctx, req)
 	}
 
@@ -94,11 +97,12 @@ func startAIBot(ctx context.Context, cfg *configs.Config, st *store.Store, obs b
 		return nil, fmt.Errorf("wecom.aibot: %w", err)
 	}
 	engine, err = bot.New(bot.Config{
-		Replica:        replica,
-		WorkspaceRoot:  root,
-		TurnTimeout:    cfg.Agent.TurnTimeout,
-		UpdateInterval: cfg.Cards.UpdateInterval,
-		ProgressStyle:  cfg.Cards.ProgressStyle,
+		Replica:         replica,
+		WorkspaceRoot:   root,
+		TurnTimeout:     cfg.Agent.TurnTimeout,
+		ApprovalTimeout: cfg.Agent.ApprovalTimeout,
+		UpdateInterval:  cfg.Cards.UpdateInterval,
+		ProgressStyle:   cfg.Cards.ProgressStyle,
 		Access: bot.Access{
 			AllowUsers: cfg.Access.AllowUsers,
 			AllowChats: cfg.Access.AllowChats,

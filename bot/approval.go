@@ -1,0 +1,313 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/cards"
+)
+
+// DefaultApprovalTimeout is agent.approval_timeout's default: a request no
+// one decides within it is declined.
+const DefaultApprovalTimeout = 10 * time.Minute
+
+// ApprovalStore records approval requests and their decisions, shared by
+// every replica: the turn waits on one replica, the decision may arrive on
+// any. Ids are per conversation and never reused, so a decision naming one
+// cannot decide a later request.
+type ApprovalStore interface {
+	OpenApproval(ctx context.Context, conv string, request []byte) (id int64, err error)
+	PendingApprovals(ctx context.Context, conv string) (ids []int64, requests [][]byte, err error)
+	// DecideApproval records decision if id is still pending; current is
+	// the decision recorded (this one or the first), request the request.
+	DecideApproval(ctx context.Context, conv string, id int64, decision []byte) (decided bool, current, request []byte, err error)
+	// ApprovalDecision is the recorded decision, nil while pending.
+	ApprovalDecision(ctx context.Context, conv string, id int64) ([]byte, error)
+	WatchApprovals(ctx context.Context, ready func(), fn func(conv string, id int64)) error
+}
+
+// Verdict is what was decided about an approval request.
+type Verdict string
+
+const (
+	VerdictApprove   Verdict = "approve"   // /approve: this request only
+	VerdictAlways    Verdict = "always"    // /approve always: Codex's acceptForSession
+	VerdictDeny      Verdict = "deny"      // /deny
+	VerdictTimeout   Verdict = "timeout"   // no one decided within agent.approval_timeout
+	VerdictCancelled Verdict = "cancelled" // the turn ended first
+)
+
+// ApprovalAsk is one approval request as channels see it.
+type ApprovalAsk struct {
+	ID           int64
+	Conversation string
+	Requester    string
+	// What is the short description the card shows: the command and its
+	// working directory, or the files a patch touches.
+	What string
+	Turn Turn
+}
+
+// ApprovalDecision is how a request was decided, and by whom ("" for a
+// timeout or a turn that ended).
+type ApprovalDecision struct {
+	Verdict Verdict `json:"verdict"`
+	By      string  `json:"by,omitempty"`
+	At      int64   `json:"at"` // unix ms
+}
+
+// Approver is a Channel with its own way to decide approval requests (the
+// long connection's button card). Channels without one show the text
+// commands, which work everywhere.
+type Approver interface {
+	// AskApproval is called when a turn of the channel starts waiting; it
+	// returns how to decide, for the card's status line.
+	AskApproval(ctx context.Context, a ApprovalAsk) (hint string)
+	// ApprovalDecided is called once the request is decided, whoever or
+	// whatever decided it.
+	ApprovalDecided(ctx context.Context, a ApprovalAsk, d ApprovalDecision)
+}
+
+// approvalRequest is a request as recorded in the store.
+type approvalRequest struct {
+	Requester string `json:"requester"`
+	Session   string `json:"session"`
+	What      string `json:"what"`
+	Replica   string `json:"replica"`
+	Asked     int64  `json:"asked"` // unix ms
+}
+
+// approvals asks the person who sent the message before the agent runs what
+// needs approval, and takes their decision from any replica.
+type approvals struct {
+	cfg      Config
+	store    ApprovalStore // nil: the store keeps no approvals, every request is declined
+	runner   *turnRunner
+	channels *channels
+	log      *slog.Logger
+
+	mu    sync.Mutex
+	waits map[acp.SessionId][]*wait // oldest first
+}
+
+// wait is one request a turn on this replica waits on.
+type wait struct {
+	id     int64
+	status cards.Status
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newApprovals(cfg Config, st ApprovalStore, runner *turnRunner, cs *channels, log *slog.Logger) *approvals {
+	return &approvals{cfg: cfg, store: st, runner: runner, channels: cs, log: log, waits: make(map[acp.SessionId][]*wait)}
+}
+
+// ask is the PermissionFunc of agent.approval: ask.
+func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	sink, ok := a.runner.sink(req.SessionId)
+	if !ok {
+		return acpbridge.Cancelled()
+	}
+	cs := sink.(cardSink)
+	short, full := describeRequest(req)
+	if a.store == nil {
+		cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (this store keeps no approvals)"})
+		return pick(req, VerdictDeny)
+	}
+	rec := approvalRequest{Requester: cs.turn.User, Session: string(req.SessionId), What: short,
+		Replica: a.cfg.Replica, Asked: time.Now().UnixMilli()}
+	body, _ := json.Marshal(rec)
+	id, err := a.store.OpenApproval(ctx, cs.turn.Conversation, body)
+	if err != nil {
+		a.log.Error("record approval request", "conv", cs.turn.Conversation, "err", err)
+		cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (" + textApprovalStoreDown + ")"})
+		return pick(req, VerdictDeny)
+	}
+	ask := ApprovalAsk{ID: id, Conversation: cs.turn.Conversation, Requester: rec.Requester, What: short, Turn: cs.turn.turn()}
+	d := a.await(ctx, req.SessionId, cs, ask, full)
+	a.log.Info("approval decided", "conv", ask.Conversation, "approval", id, "verdict", string(d.Verdict),
+		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
+	if ap, ok := cs.ch.(Approver); ok {
+		ap.ApprovalDecided(context.WithoutCancel(ctx), ask, d)
+	}
+	cs.Notice(decisionNotice(ask, d, a.cfg.ApprovalTimeout))
+	return pick(req, d.Verdict)
+}
+
+// await shows the request on the card and waits for its decision: an event
+// from any replica, the record found by a poll (an event can be missed), the
+// timeout, or the end of the turn.
+func (a *approvals) await(ctx context.Context, sid acp.SessionId, cs cardSink, ask ApprovalAsk, full string) ApprovalDecision {
+	wctx, cancel := context.WithCancel(ctx)
+	w := &wait{id: ask.ID, cancel: cancel, done: make(chan struct{})}
+	defer close(w.done)
+	defer cancel()
+
+	events := make(chan struct{}, 1)
+	ready := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		err := a.store.WatchApprovals(wctx, func() { close(ready) }, func(conv string, id int64) {
+			if conv == ask.Conversation && id == ask.ID {
+				select {
+				case events <- struct{}{}:
+				default:
+				}
+			}
+		})
+		if err != nil {
+			a.log.Warn("watch approval decisions; polling instead", "conv", ask.Conversation, "err", err)
+		}
+	}()
+	defer func() { cancel(); <-watched }()
+	select { // a decision made before the subscription is live is found by the first look
+	case <-ready:
+	case <-watched:
+	case <-wctx.Done():
+	}
+
+	hint := textApprovalHint(ask.ID)
+	if ap, ok := cs.ch.(Approver); ok {
+		hint = ap.AskApproval(wctx, ask)
+	}
+	w.status = cards.WaitingApproval(textApprovalStatus(ask, hint))
+	cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: textApprovalAsked(ask, full)})
+	a.show(sid, w, cs)
+	defer func() { a.hide(sid, w, cs, wctx.Err() != nil) }()
+
+	timer := time.NewTimer(a.cfg.ApprovalTimeout)
+	defer timer.Stop()
+	poll := time.NewTicker(a.cfg.PollInterval)
+	defer poll.Stop()
+	for {
+		if d, ok := a.recorded(wctx, ask); ok {
+			return d
+		}
+		select {
+		case <-events:
+		case <-poll.C:
+		case <-timer.C:
+			return a.settleAs(ctx, ask, VerdictTimeout)
+		case <-wctx.Done():
+			return a.settleAs(ctx, ask, VerdictCancelled)
+		}
+	}
+}
+
+// recorded returns the decision in the store, if there is one.
+func (a *approvals) recorded(ctx context.Context, ask ApprovalAsk) (ApprovalDecision, bool) {
+	b, err := a.store.ApprovalDecision(ctx, ask.Conversation, ask.ID)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.log.Warn("look for an approval decision", "conv", ask.Conversation, "approval", ask.ID, "err", err)
+		}
+		return ApprovalDecision{}, false
+	}
+	var d ApprovalDecision
+	if b == nil || json.Unmarshal(b, &d) != nil {
+		return ApprovalDecision{}, false
+	}
+	return d, true
+}
+
+// settleAs records a decision the engine makes itself (timeout, turn ended).
+// A person's decision that landed first wins, except that a turn that ended
+// cannot run anything any more.
+func (a *approvals) settleAs(ctx context.Context, ask ApprovalAsk, v Verdict) ApprovalDecision {
+	mine := ApprovalDecision{Verdict: v, At: time.Now().UnixMilli()}
+	body, _ := json.Marshal(mine)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, current, _, err := a.store.DecideApproval(sctx, ask.Conversation, ask.ID, body)
+	if err != nil {
+		a.log.Error("record approval "+string(v), "conv", ask.Conversation, "approval", ask.ID, "err", err)
+		return mine
+	}
+	var d ApprovalDecision
+	if json.Unmarshal(current, &d) != nil || v == VerdictCancelled {
+		return mine
+	}
+	return d
+}
+
+// show makes w the card's status unless an older request of the turn is
+// still waiting.
+func (a *approvals) show(sid acp.SessionId, w *wait, cs cardSink) {
+	a.mu.Lock()
+	a.waits[sid] = append(a.waits[sid], w)
+	first := a.waits[sid][0]
+	a.mu.Unlock()
+	cs.pub.SetStatus(first.status)
+}
+
+// hide drops w; the card shows the next waiting request, or running again
+// while the turn goes on (ended: it does not, and its runner sets the final
+// status).
+func (a *approvals) hide(sid acp.SessionId, w *wait, cs cardSink, ended bool) {
+	a.mu.Lock()
+	list := a.waits[sid]
+	for i, x := range list {
+		if x == w {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(a.waits, sid)
+	} else {
+		a.waits[sid] = list
+	}
+	a.mu.Unlock()
+	switch {
+	case len(list) > 0:
+		cs.pub.SetStatus(list[0].status)
+	case ended:
+	default:
+		cs.pub.SetStatus(cards.Running())
+	}
+}
+
+// settle answers every request session sid still waits on as cancelled, and
+// returns once each is answered and its card says so. The turn runner calls
+// it when the agent's turn is over, before the final status.
+func (a *approvals) settle(sid acp.SessionId) {
+	a.mu.Lock()
+	list := append([]*wait(nil), a.waits[sid]...)
+	a.mu.Unlock()
+	for _, w := range list {
+		w.cancel()
+		<-w.done
+	}
+}
+
+// pick is the agent's answer for a verdict: the request's option of the
+// matching kind, or cancelled when it offers none (never a guess that grants
+// more).
+func pick(req acp.RequestPermissionRequest, v Verdict) acp.RequestPermissionResponse {
+	var kinds []acp.PermissionOptionKind
+	switch v {
+	case VerdictApprove:
+		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
+	case VerdictAlways:
+		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce}
+	case VerdictDeny, VerdictTimeout:
+		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
+	default:
+		return acpbridge.Cancelled()
+	}
+	for _, k := range kinds {
+		for _, o := range req.Options {
+			if o.Kind == k {
+				return acpbridge.Selected(o.OptionId)
+			}
+		}
+	}
+	return acpbridge.Cancelled()
+}

@@ -1,0 +1,106 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// approvalCommand answers /approve, /approve always and /deny, with an
+// optional request number; without one it decides the oldest waiting request.
+func (a *approvals) command(ctx context.Context, m Message, cmd string) (string, error) {
+	v, id, ok := parseDecision(cmd, m.Text)
+	if !ok {
+		return textApprovalUsage, nil
+	}
+	return a.decide(ctx, m.Conversation, m.User, id, v)
+}
+
+// parseDecision reads "/approve [always] [#]N" and "/deny [#]N"; id 0 means
+// the oldest.
+func parseDecision(cmd, text string) (v Verdict, id int64, ok bool) {
+	v = VerdictDeny
+	if cmd == "/approve" {
+		v = VerdictApprove
+	}
+	for _, w := range strings.Fields(text)[1:] {
+		switch {
+		case strings.EqualFold(w, "always") && cmd == "/approve" && v == VerdictApprove:
+			v = VerdictAlways
+		case id == 0:
+			n, err := strconv.ParseInt(strings.TrimPrefix(w, "#"), 10, 64)
+			if err != nil || n <= 0 {
+				return "", 0, false
+			}
+			id = n
+		default:
+			return "", 0, false
+		}
+	}
+	return v, id, true
+}
+
+// decide records user's verdict on request id of conv (0: the oldest
+// waiting). Only the user who asked, or an admin, may decide; anyone else is
+// told who may.
+func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v Verdict) (string, error) {
+	if a.store == nil {
+		return textNothingWaiting, nil
+	}
+	ids, reqs, err := a.store.PendingApprovals(ctx, conv)
+	if err != nil {
+		return "", fmt.Errorf("%s in %s: %w", v, conv, err)
+	}
+	i := 0
+	if id != 0 {
+		for i = 0; i < len(ids) && ids[i] != id; i++ {
+		}
+	}
+	if i == len(ids) {
+		if len(ids) == 0 && id == 0 {
+			return textNothingWaiting, nil
+		}
+		return a.notWaiting(ctx, conv, id, ids)
+	}
+	id = ids[i]
+	var rec approvalRequest
+	if err := json.Unmarshal(reqs[i], &rec); err != nil {
+		return "", fmt.Errorf("decode approval %d of %s: %w", id, conv, err)
+	}
+	if user != rec.Requester && !a.cfg.Access.IsAdmin(user) {
+		a.log.Info("approval refused: not the requester or an admin", "conv", conv, "approval", id, "user", user, "requester", rec.Requester)
+		return textNotYours(id, rec.Requester), nil
+	}
+	d := ApprovalDecision{Verdict: v, By: user, At: time.Now().UnixMilli()}
+	body, _ := json.Marshal(d)
+	decided, current, _, err := a.store.DecideApproval(ctx, conv, id, body)
+	if err != nil {
+		return "", err
+	}
+	if !decided {
+		var first ApprovalDecision
+		_ = json.Unmarshal(current, &first)
+		return textAlreadyDecided(id, first), nil
+	}
+	return textDecided(id, d, rec.What), nil
+}
+
+// notWaiting answers a decision naming a request that is not waiting: it was
+// decided already (said how), or never existed.
+func (a *approvals) notWaiting(ctx context.Context, conv string, id int64, waiting []int64) (string, error) {
+	b, err := a.store.ApprovalDecision(ctx, conv, id)
+	if err != nil {
+		return "", fmt.Errorf("look up approval %d of %s: %w", id, conv, err)
+	}
+	var d ApprovalDecision
+	if b != nil && json.Unmarshal(b, &d) == nil {
+		return textAlreadyDecided(id, d), nil
+	}
+	if len(waiting) == 0 {
+		return textNothingWaiting, nil
+	}
+	return textNotWaiting(id, waiting), nil
+}

@@ -1,0 +1,140 @@
+package bot
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+)
+
+// What the card and the commands say about approvals.
+const (
+	textApprovalStoreDown = "the approval could not be recorded; try again"
+	textNothingWaiting    = "Nothing is waiting for approval in this conversation."
+	textApprovalUsage     = "Send `/approve`, `/approve always` or `/deny`, optionally with the request's number (`/approve 3`)."
+	// shortWhatRunes bounds what the status line shows of a request; the
+	// whole of it is in the progress section.
+	shortWhatRunes = 100
+)
+
+// textApprovalHint is how to decide on a channel without buttons.
+func textApprovalHint(id int64) string {
+	return fmt.Sprintf("send /approve, /approve always or /deny (#%d)", id)
+}
+
+// textApprovalStatus is the card's status detail while ask waits.
+func textApprovalStatus(ask ApprovalAsk, hint string) string {
+	return fmt.Sprintf("#%d %s — %s", ask.ID, ask.What, hint)
+}
+
+// textApprovalAsked is the progress line with everything that is asked.
+func textApprovalAsked(ask ApprovalAsk, full string) string {
+	return fmt.Sprintf("Approval #%d asked of %s (or an admin): %s", ask.ID, ask.Requester, full)
+}
+
+func textNotYours(id int64, requester string) string {
+	return fmt.Sprintf("Only %s (who asked) or an admin may decide #%d.", requester, id)
+}
+
+func textNotWaiting(id int64, waiting []int64) string {
+	ids := make([]string, len(waiting))
+	for i, w := range waiting {
+		ids[i] = fmt.Sprintf("#%d", w)
+	}
+	return fmt.Sprintf("#%d is not waiting for approval. Waiting: %s.", id, strings.Join(ids, ", "))
+}
+
+func textAlreadyDecided(id int64, d ApprovalDecision) string {
+	return fmt.Sprintf("#%d was already decided: %s.", id, verdictText(d))
+}
+
+func textDecided(id int64, d ApprovalDecision, what string) string {
+	return fmt.Sprintf("OK — #%d %s: %s", id, verdictText(d), what)
+}
+
+// verdictText says how a request was decided: "approved by alice",
+// "declined: timed out", …
+func verdictText(d ApprovalDecision) string {
+	switch d.Verdict {
+	case VerdictApprove:
+		return "approved by " + d.By
+	case VerdictAlways:
+		return "approved for the rest of the session by " + d.By
+	case VerdictDeny:
+		return "declined by " + d.By
+	case VerdictTimeout:
+		return "declined: no one decided in time"
+	}
+	return "cancelled: the turn ended first"
+}
+
+// decisionNotice is the progress line that says how a request ended.
+func decisionNotice(ask ApprovalAsk, d ApprovalDecision, timeout time.Duration) acpbridge.Notice {
+	level := acpbridge.NoticeWarning
+	text := fmt.Sprintf("#%d %s: %s", ask.ID, verdictText(d), ask.What)
+	switch d.Verdict {
+	case VerdictApprove, VerdictAlways:
+		level = acpbridge.NoticeInfo
+	case VerdictTimeout:
+		text = fmt.Sprintf("#%d timed out after %s (agent.approval_timeout) and was declined: %s", ask.ID, timeout, ask.What)
+	}
+	return acpbridge.Notice{Level: level, Text: text}
+}
+
+// describeRequest is what a permission request asks, short (for the status
+// line) and full (for the progress section): the command and its working
+// directory, or the files a patch touches.
+func describeRequest(req acp.RequestPermissionRequest) (short, full string) {
+	tc := req.ToolCall
+	title := string(tc.ToolCallId)
+	if tc.Title != nil && *tc.Title != "" {
+		title = *tc.Title
+	}
+	raw, _ := tc.RawInput.(map[string]any)
+	if tc.Kind != nil && *tc.Kind == acp.ToolKindEdit && len(tc.Locations) > 0 {
+		var files []string
+		for _, l := range tc.Locations {
+			files = append(files, filepath.Base(l.Path))
+		}
+		short = "edit " + strings.Join(files, ", ")
+		full = title
+		for _, l := range tc.Locations {
+			full += "\n- " + l.Path
+		}
+	} else {
+		short, full = "`"+title+"`", "`"+title+"`"
+		if cwd, _ := raw["cwd"].(string); cwd != "" {
+			short += " in " + cwd
+			full += " in " + cwd
+		}
+	}
+	if reason, _ := raw["reason"].(string); reason != "" {
+		full += " — " + reason
+	}
+	return truncate(short, shortWhatRunes), full
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// envAssignment is a leading NAME=value word, which may carry a secret.
+var envAssignment = regexp.MustCompile(`(^|\s|'|")[A-Za-z_][A-Za-z0-9_]*=("[^"]*"|'[^']*'|\S*)`)
+
+// withoutEnv is a command as a log line may show it: environment
+// assignments (FOO=secret cmd, env FOO=secret cmd) keep their names only.
+func withoutEnv(cmd string) string {
+	return envAssignment.ReplaceAllStringFunc(cmd, func(m string) string {
+		name, _, _ := strings.Cut(m, "=")
+		return name + "=…"
+	})
+}
