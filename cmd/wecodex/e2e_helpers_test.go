@@ -46,13 +46,24 @@ type e2e struct {
 	// drainTimeout is server.drain_timeout; empty means the default (2m).
 	drainTimeout string
 	extra        string // YAML sections appended to the config
+	// approval is extra agent.* YAML (agent.approval, approval_timeout);
+	// access replaces the access section's lists. Empty: the defaults.
+	approval, access string
+	sandbox          string // agent.codex.sandbox
 }
 
 func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
 	t.Helper()
 	// No sandbox: whether bubblewrap is installed would add a machine-
 	// dependent warning to every card. The scripted turns run no command.
-	h := codextest.StartWith(t, script, scriptedmodel.HomeOptions{SandboxMode: "danger-full-access"})
+	return newE2EIn(t, script, "danger-full-access")
+}
+
+// newE2EIn is newE2E with Codex in the given sandbox mode (agent.codex.sandbox
+// too): approvals need one, since nothing escapes danger-full-access.
+func newE2EIn(t *testing.T, script scriptedmodel.Script, sandbox string) *e2e {
+	t.Helper()
+	h := codextest.StartWith(t, script, scriptedmodel.HomeOptions{SandboxMode: sandbox})
 	opt := testenv.RedisOptions(t)
 	prefix := testenv.Prefix(t, "e2e")
 	urls, err := wecomtest.NewResponseURLServer(nil)
@@ -60,7 +71,7 @@ func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = urls.Close() })
-	return &e2e{h: h, redisURL: opt, prefix: prefix, urls: urls, workspace: t.TempDir()}
+	return &e2e{h: h, redisURL: opt, prefix: prefix, urls: urls, workspace: t.TempDir(), sandbox: sandbox}
 }
 
 // config is the serve config for this setup plus extra YAML sections.
@@ -74,6 +85,14 @@ func (e *e2e) config(path, streamWindow string) string {
 	drain := e.drainTimeout
 	if drain == "" {
 		drain = "2m"
+	}
+	access := e.access
+	if access == "" {
+		access = "allow_users: [alice, bob, carol]"
+	}
+	approval := e.approval
+	if approval == "" {
+		approval = "approval: deny"
 	}
 	return fmt.Sprintf(`server:
   addr: 127.0.0.1:0
@@ -95,14 +114,15 @@ agent:
   %s
   codex:
     bin: %q
-    sandbox: danger-full-access
+    sandbox: %s
   workspace_root: %q
   turn_timeout: 2m
+  %s
 access:
-  allow_users: [alice, bob, carol]
+  %s
 cards:
   update_interval: 50ms
-`, drain, e.redisAddrs(), e.master, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.workspace) + e.extra
+`, drain, e.redisAddrs(), e.master, e.redisURL.Password, e.redisURL.DB, e.prefix, e2eToken, e2eAESKey, streamWindow, agent, e.h.Bin, e.sandbox, e.workspace, approval, access) + e.extra
 }
 
 func (e *e2e) redisAddrs() string {
