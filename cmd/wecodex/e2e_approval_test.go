@@ -179,3 +179,157 @@ func TestE2EApprovalByRequester(t *testing.T) {
 	}
 	equalStrings(t, "decision log lines", decisions(b), []string{"approve alice alice #1 " + short})
 }
+
+// askedLine is the progress line that says what request id asks.
+func (e *e2e) askedLine(id string) string {
+	return "ℹ️ Approval #" + id + " asked of alice (or an admin): " + e.what() + " — writes outside the sandbox"
+}
+
+// /deny: the command does not run and the card says it was declined.
+func TestE2EApprovalDenied(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1"), "")
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s := askAndWait(t, ctx, e, b.sim)
+
+	short := cut(e.what(), 100)
+	if got, want := say(t, ctx, b.sim, "alice", "/deny 1"), "OK — #1 declined by alice: "+short; got != want {
+		t.Fatalf("/deny 1: %q, want %q", got, want)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	want := "<think>\n❌ /bin/bash -c '" + approvalCmd + "' (failed)\n\n" + e.askedLine("1") + "\n\n" +
+		"⚠️ #1 declined by alice: " + short + "\n</think>\n\nAll done."
+	if last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := e.marks(t); n != 0 {
+		t.Fatalf("the declined command ran %d times", n)
+	}
+	equalStrings(t, "decision log lines", decisions(b), []string{"deny alice alice #1 " + short})
+}
+
+// Two replicas: the decision of an admin (not the requester) reaches the
+// replica that runs the turn from the other one, and the command runs.
+func TestE2EApprovalByAdminOnAnotherReplica(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1"), "")
+	a := e.serve(t, "5m30s")
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s := askAndWait(t, ctx, e, a.sim)
+
+	runner, other := a, b
+	if len(logged(b, "turn started")) == 1 {
+		runner, other = b, a
+	}
+	if len(logged(runner, "turn started")) != 1 || len(logged(other, "turn started")) != 0 {
+		t.Fatalf("turn started on a %d times and on b %d times, want once on one of them",
+			len(logged(a, "turn started")), len(logged(b, "turn started")))
+	}
+	short := cut(e.what(), 100)
+	if got, want := say(t, ctx, other.sim, "carol", "/approve"), "OK — #1 approved by carol: "+short; got != want {
+		t.Fatalf("carol's /approve on the other replica: %q, want %q", got, want)
+	}
+	a.sim.Adopt(s)
+	b.sim.Adopt(s)
+	last, seen := follow(t, ctx, other.sim, s.ID)
+	want := "<think>\n✅ /bin/bash -c '" + approvalCmd + "'\n\n" + e.askedLine("1") + "\n\n" +
+		"ℹ️ #1 approved by carol: " + short + "\n</think>\n\nAll done."
+	if last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := e.marks(t); n != 1 {
+		t.Fatalf("the approved command ran %d times, want 1", n)
+	}
+	equalStrings(t, "decision log lines of the turn's replica", decisions(runner), []string{"approve carol alice #1 " + short})
+}
+
+// logged returns the log lines with message msg.
+func logged(b *botProc, msg string) []map[string]any {
+	b.logs.mu.Lock()
+	defer b.logs.mu.Unlock()
+	var out []map[string]any
+	for _, r := range b.logs.lines {
+		if r["msg"] == msg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// No one decides within agent.approval_timeout: the request is declined by
+// itself and the card says it timed out.
+func TestE2EApprovalTimesOut(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1"), "\n  approval_timeout: 1s")
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", ChatID: approvalChat, Text: "write the file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	short := cut(e.what(), 100)
+	want := "<think>\n❌ /bin/bash -c '" + approvalCmd + "' (failed)\n\n" + e.askedLine("1") + "\n\n" +
+		"⚠️ #1 timed out after 1s (agent.approval_timeout) and was declined: " + short + "\n</think>\n\nAll done."
+	if last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := e.marks(t); n != 0 {
+		t.Fatalf("the timed-out command ran %d times", n)
+	}
+	equalStrings(t, "decision log lines", decisions(b), []string{"timeout  alice #1 " + short})
+	if got, want := say(t, ctx, b.sim, "alice", "/approve 1"), "#1 was already decided: declined: no one decided in time."; got != want {
+		t.Fatalf("a late /approve 1: %q, want %q", got, want)
+	}
+}
+
+// /stop while the card waits: the request is answered cancelled, nothing
+// runs, and the card says so.
+func TestE2EApprovalStopWhileWaiting(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1"), "")
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s := askAndWait(t, ctx, e, b.sim)
+
+	if got, want := say(t, ctx, b.sim, "alice", "/stop"), "OK — asked the running turn to stop."; got != want {
+		t.Fatalf("/stop: %q, want %q", got, want)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	short := cut(e.what(), 100)
+	want := "<think>\n🔄 /bin/bash -c '" + approvalCmd + "'\n\n" + e.askedLine("1") + "\n\n" +
+		"⚠️ #1 cancelled: the turn ended first: " + short + "\n\nℹ️ Stopped with /stop.\n</think>\n\n⏹ Cancelled"
+	if last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := e.marks(t); n != 0 {
+		t.Fatalf("the command of a stopped turn ran %d times", n)
+	}
+	equalStrings(t, "decision log lines", decisions(b), []string{"cancelled  alice #1 " + short})
+	if got, want := say(t, ctx, b.sim, "alice", "/approve"), "Nothing is waiting for approval in this conversation."; got != want {
+		t.Fatalf("/approve after the turn ended: %q, want %q", got, want)
+	}
+}
+
+// /approve always answers Codex acceptForSession: the same command asked
+// again in the session runs without a second request.
+func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1", "call_2"), "")
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s := askAndWait(t, ctx, e, b.sim)
+
+	short := cut(e.what(), 100)
+	if got, want := say(t, ctx, b.sim, "alice", "/approve always"), "OK — #1 approved for the rest of the session by alice: "+short; got != want {
+		t.Fatalf("/approve always: %q, want %q", got, want)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	want := "<think>\n✅ /bin/bash -c '" + approvalCmd + "'\n\n" + e.askedLine("1") + "\n\n" +
+		"ℹ️ #1 approved for the rest of the session by alice: " + short + "\n\n" +
+		"✅ /bin/bash -c '" + approvalCmd + "'\n</think>\n\nAll done."
+	if last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := e.marks(t); n != 2 {
+		t.Fatalf("the command ran %d times, want 2 (asked once)", n)
+	}
+	equalStrings(t, "decision log lines", decisions(b), []string{"always alice alice #1 " + short})
+}
