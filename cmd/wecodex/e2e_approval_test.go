@@ -333,3 +333,42 @@ func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
 	}
 	equalStrings(t, "decision log lines", decisions(b), []string{"always alice alice #1 " + short})
 }
+
+// `wecodex codex-acp` passes Codex's request to its ACP client (here the bot,
+// with agent.kind acp) as session/request_permission with allow-once,
+// allow-always and reject options, and the client's answer decides: a /deny
+// keeps the command from running, then /approve of the next lets it run.
+func TestE2EApprovalThroughCodexACP(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1", "call_2"), "")
+	e.acp = true
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s := askAndWait(t, ctx, e, b.sim)
+
+	short := cut(e.what(), 100)
+	if got, want := say(t, ctx, b.sim, "alice", "/deny"), "OK — #1 declined by alice: "+short; got != want {
+		t.Fatalf("/deny: %q, want %q", got, want)
+	}
+	waitUntilShown(t, ctx, b.sim, s.ID, e.waitingText("2"))
+	if n := e.marks(t); n != 0 {
+		t.Fatalf("the declined command ran %d times", n)
+	}
+	if got, want := say(t, ctx, b.sim, "alice", "/approve 2"), "OK — #2 approved by alice: "+short; got != want {
+		t.Fatalf("/approve 2: %q, want %q", got, want)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	want := "<think>\n❌ /bin/bash -c '" + approvalCmd + "' (failed)\n\n" + e.askedLine("1") + "\n\n" +
+		"⚠️ #1 declined by alice: " + short + "\n\n" +
+		// The ACP client side (acpbridge/external) notes each decision too.
+		"⚠️ declined: /bin/bash -c '" + approvalCmd + "'\n\n" +
+		"✅ /bin/bash -c '" + approvalCmd + "'\n\n" + e.askedLine("2") + "\n\n" +
+		"ℹ️ #2 approved by alice: " + short + "\n\n" +
+		"ℹ️ approved: /bin/bash -c '" + approvalCmd + "'\n</think>\n\nAll done."
+	if last.Content != want {
+		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
+	}
+	if n := e.marks(t); n != 1 {
+		t.Fatalf("the command ran %d times, want 1 (the approved one)", n)
+	}
+	equalStrings(t, "decision log lines", decisions(b), []string{"deny alice alice #1 " + short, "approve alice alice #2 " + short})
+}
