@@ -20,7 +20,7 @@ type intake struct {
 	sched    *scheduler // woken for a queued message, asked to check /stop
 	// approvals takes /approve and /deny.
 	approvals *approvals
-	log      *slog.Logger
+	log       *slog.Logger
 }
 
 // Receipt is what intake did with a message.
