@@ -16,7 +16,27 @@ func (a *approvals) command(ctx context.Context, m Message, cmd string) (string,
 	if !ok {
 		return textApprovalUsage, nil
 	}
-	return a.decide(ctx, m.Conversation, m.User, id, v)
+	r, err := a.decide(ctx, m.Conversation, m.User, id, v)
+	return r.Text, err
+}
+
+// DecideOutcome says what a decision attempt did.
+type DecideOutcome uint8
+
+const (
+	DecidedNow     DecideOutcome = iota + 1 // this call decided the request
+	AlreadyDecided                          // it was decided before; Decision is that one
+	NotYours                                // only the requester or an admin may decide it
+	NothingDecided                          // no such request is waiting
+)
+
+// Decided is the result of a decision attempt: what happened, and the line
+// to show the user.
+type Decided struct {
+	Outcome  DecideOutcome
+	ID       int64
+	Decision ApprovalDecision // DecidedNow, AlreadyDecided
+	Text     string
 }
 
 // parseDecision reads "/approve [always] [#]N" and "/deny [#]N"; id 0 means
@@ -46,13 +66,13 @@ func parseDecision(cmd, text string) (v Verdict, id int64, ok bool) {
 // decide records user's verdict on request id of conv (0: the oldest
 // waiting). Only the user who asked, or an admin, may decide; anyone else is
 // told who may.
-func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v Verdict) (string, error) {
+func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v Verdict) (Decided, error) {
 	if a.store == nil {
-		return textNothingWaiting, nil
+		return Decided{Outcome: NothingDecided, ID: id, Text: textNothingWaiting}, nil
 	}
 	ids, reqs, err := a.store.PendingApprovals(ctx, conv)
 	if err != nil {
-		return "", fmt.Errorf("%s in %s: %w", v, conv, err)
+		return Decided{}, fmt.Errorf("%s in %s: %w", v, conv, err)
 	}
 	i := 0
 	if id != 0 {
@@ -61,46 +81,46 @@ func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v V
 	}
 	if i == len(ids) {
 		if len(ids) == 0 && id == 0 {
-			return textNothingWaiting, nil
+			return Decided{Outcome: NothingDecided, Text: textNothingWaiting}, nil
 		}
 		return a.notWaiting(ctx, conv, id, ids)
 	}
 	id = ids[i]
 	var rec approvalRequest
 	if err := json.Unmarshal(reqs[i], &rec); err != nil {
-		return "", fmt.Errorf("decode approval %d of %s: %w", id, conv, err)
+		return Decided{}, fmt.Errorf("decode approval %d of %s: %w", id, conv, err)
 	}
 	if user != rec.Requester && !a.cfg.Access.IsAdmin(user) {
 		a.log.Info("approval refused: not the requester or an admin", "conv", conv, "approval", id, "user", user, "requester", rec.Requester)
-		return textNotYours(id, rec.Requester), nil
+		return Decided{Outcome: NotYours, ID: id, Text: textNotYours(id, rec.Requester)}, nil
 	}
 	d := ApprovalDecision{Verdict: v, By: user, At: time.Now().UnixMilli()}
 	body, _ := json.Marshal(d)
 	decided, current, _, err := a.store.DecideApproval(ctx, conv, id, body)
 	if err != nil {
-		return "", err
+		return Decided{}, err
 	}
 	if !decided {
 		var first ApprovalDecision
 		_ = json.Unmarshal(current, &first)
-		return textAlreadyDecided(id, first), nil
+		return Decided{Outcome: AlreadyDecided, ID: id, Decision: first, Text: textAlreadyDecided(id, first)}, nil
 	}
-	return textDecided(id, d, rec.What), nil
+	return Decided{Outcome: DecidedNow, ID: id, Decision: d, Text: textDecided(id, d, rec.What)}, nil
 }
 
 // notWaiting answers a decision naming a request that is not waiting: it was
 // decided already (said how), or never existed.
-func (a *approvals) notWaiting(ctx context.Context, conv string, id int64, waiting []int64) (string, error) {
+func (a *approvals) notWaiting(ctx context.Context, conv string, id int64, waiting []int64) (Decided, error) {
 	b, err := a.store.ApprovalDecision(ctx, conv, id)
 	if err != nil {
-		return "", fmt.Errorf("look up approval %d of %s: %w", id, conv, err)
+		return Decided{}, fmt.Errorf("look up approval %d of %s: %w", id, conv, err)
 	}
 	var d ApprovalDecision
 	if b != nil && json.Unmarshal(b, &d) == nil {
-		return textAlreadyDecided(id, d), nil
+		return Decided{Outcome: AlreadyDecided, ID: id, Decision: d, Text: textAlreadyDecided(id, d)}, nil
 	}
 	if len(waiting) == 0 {
-		return textNothingWaiting, nil
+		return Decided{Outcome: NothingDecided, ID: id, Text: textNothingWaiting}, nil
 	}
-	return textNotWaiting(id, waiting), nil
+	return Decided{Outcome: NothingDecided, ID: id, Text: textNotWaiting(id, waiting)}, nil
 }

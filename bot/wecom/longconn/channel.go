@@ -95,8 +95,13 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) {
 		c.log.Warn("callback not understood", "cmd", f.Cmd, "err", err)
 		return
 	}
+	if cb.Event == "template_card_event" {
+		if d, ok := in.(Decider); ok {
+			c.click(ctx, d, cb)
+			return
+		}
+	}
 	if cb.Event != "" {
-		// Approval cards are not built on this channel yet.
 		c.log.Info("event ignored", "event", cb.Event, "user", cb.UserID)
 		return
 	}

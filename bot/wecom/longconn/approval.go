@@ -1,0 +1,141 @@
+package longconn
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wecodex/wecodex/bot"
+)
+
+// Decider records a click's decision; *bot.Engine implements it.
+type Decider interface {
+	Decide(ctx context.Context, conv, user string, id int64, v bot.Verdict) (bot.Decided, error)
+}
+
+var _ bot.Approver = (*Channel)(nil)
+
+// Button keys are "appr:<id>:<verb>"; the replacement card's only button
+// has verb "done", which decides nothing when clicked again.
+const (
+	keyPrefix = "appr:"
+	verbDone  = "done"
+)
+
+var verbs = map[string]bot.Verdict{"approve": bot.VerdictApprove, "always": bot.VerdictAlways, "deny": bot.VerdictDeny}
+
+// AskApproval sends the approval card (approve / always / deny buttons) to
+// the conversation with aibot_send_msg. Only the replica holding the
+// connection can send; elsewhere, or when sending fails, the card's text
+// commands still work, and the status line says so.
+func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
+	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
+	body := map[string]any{"chatid": chatOf(a.Conversation), "msgtype": "template_card", "template_card": askCard(a)}
+	if _, err := c.conn.Request(ctx, CmdSend, CmdSend+"_"+randomHex(8), body); err != nil {
+		c.log.Warn("send the approval card; the text commands still work", "conv", a.Conversation, "approval", a.ID, "err", err)
+		return text
+	}
+	return "tap a button on the approval card, or " + text
+}
+
+// ApprovalDecided changes nothing: a click is answered on its own event, and
+// the stream's card says how the request ended.
+func (c *Channel) ApprovalDecided(context.Context, bot.ApprovalAsk, bot.ApprovalDecision) {}
+
+func askCard(a bot.ApprovalAsk) map[string]any {
+	id := strconv.FormatInt(a.ID, 10)
+	key := func(verb string) string { return keyPrefix + id + ":" + verb }
+	return map[string]any{
+		"card_type":      "button_interaction",
+		"source":         map[string]any{"desc": "wecodex"},
+		"main_title":     map[string]any{"title": "Codex asks #" + id, "desc": "for " + a.Requester + " or an admin"},
+		"sub_title_text": cutRunes(a.What, 112),
+		"button_list": []map[string]any{
+			{"text": "Approve", "style": 1, "key": key("approve")},
+			{"text": "Always", "style": 2, "key": key("always")},
+			{"text": "Deny", "style": 3, "key": key("deny")},
+		},
+		"task_id": "wxappr_" + id + "_" + randomHex(6),
+	}
+}
+
+// click decides the request a button names and answers the event with
+// aibot_respond_update_msg within WeCom's 5 s: the replacement card says
+// the outcome and who decided. A refusal replaces the card for the clicker
+// only, so the requester keeps the buttons.
+func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) {
+	rest, ok := strings.CutPrefix(cb.EventKey, keyPrefix)
+	idText, verb, _ := strings.Cut(rest, ":")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if !ok || err != nil || id <= 0 {
+		c.log.Info("card click ignored: not an approval button", "user", cb.UserID)
+		return
+	}
+	conv := bot.ConversationKey(bot.ChatSingle, cb.UserID)
+	if cb.ChatType == "group" {
+		conv = bot.ConversationKey(bot.ChatGroup, cb.ChatID)
+	}
+	title, text, onlyClicker := "Decided", fmt.Sprintf("#%d was decided already.", id), false
+	if v, known := verbs[verb]; known {
+		r, err := d.Decide(ctx, conv, cb.UserID, id, v)
+		if err != nil {
+			c.log.Error("decide from a card click", "conv", conv, "approval", id, "err", err)
+			return // unanswered: WeCom keeps the buttons, and a retry can work
+		}
+		title, text, onlyClicker = outcomeTitle(r), r.Text, r.Outcome == bot.NotYours
+	}
+	card := map[string]any{
+		"card_type":      "button_interaction",
+		"main_title":     map[string]any{"title": title},
+		"sub_title_text": cutRunes(text, 112),
+		"button_list":    []map[string]any{{"text": title, "style": 4, "key": keyPrefix + idText + ":" + verbDone}},
+		"task_id":        cb.TaskID,
+	}
+	if onlyClicker {
+		card["button_list"] = []map[string]any{{"text": "OK", "style": 4, "key": keyPrefix + idText + ":" + verbDone}}
+	}
+	body := map[string]any{"response_type": "update_template_card", "template_card": card}
+	if onlyClicker && cb.ChatType == "group" {
+		body["userids"] = []string{cb.UserID}
+	}
+	if _, err := c.conn.Request(ctx, CmdUpdate, cb.ReqID, body); err != nil {
+		c.log.Warn("answer a card click", "conv", conv, "approval", id, "err", err)
+	}
+}
+
+// outcomeTitle is the replacement card's title (WeCom shows about 26
+// characters).
+func outcomeTitle(r bot.Decided) string {
+	switch r.Outcome {
+	case bot.NotYours:
+		return "Not yours to decide"
+	case bot.NothingDecided:
+		return "Not waiting"
+	}
+	switch r.Decision.Verdict {
+	case bot.VerdictApprove, bot.VerdictAlways:
+		return "Approved by " + r.Decision.By
+	case bot.VerdictDeny:
+		return "Declined by " + r.Decision.By
+	case bot.VerdictTimeout:
+		return "Timed out"
+	}
+	return "Cancelled"
+}
+
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

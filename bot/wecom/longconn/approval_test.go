@@ -1,0 +1,188 @@
+package longconn
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge/codex"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// The approval card over the long connection: the real Codex asks before a
+// command that must leave the sandbox; the card with buttons arrives in the
+// group; a click by someone else is refused for them alone and runs
+// nothing; the requester's click is answered on its req_id within WeCom's
+// reply window (the simulator refuses a late one) and the command runs; the
+// same click again decides nothing and runs nothing twice.
+func TestApprovalCardClicks(t *testing.T) {
+	h := codextest.StartWith(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply(scriptedmodel.EscalatedExecCommand("call_1", "echo ran >> approved.txt", "writes outside the sandbox")),
+		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "All done.")),
+	), scriptedmodel.HomeOptions{ApprovalPolicy: "on-request"})
+	srv, root := startApprovalEngine(t, h)
+	wctx := waitCtx(t)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", ChatID: "g1", Text: "write the file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := srv.Wait(wctx, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var send struct {
+		ChatID string `json:"chatid"`
+		Card   struct {
+			CardType string `json:"card_type"`
+			Title    struct {
+				Title string `json:"title"`
+			} `json:"main_title"`
+			Buttons []struct {
+				Text string `json:"text"`
+				Key  string `json:"key"`
+			} `json:"button_list"`
+			TaskID string `json:"task_id"`
+		} `json:"template_card"`
+	}
+	if err := json.Unmarshal(sent.Body, &send); err != nil {
+		t.Fatal(err)
+	}
+	var buttons []string
+	for _, b := range send.Card.Buttons {
+		buttons = append(buttons, b.Text+"="+b.Key)
+	}
+	if sent.Errcode != 0 || send.ChatID != "g1" || send.Card.CardType != "button_interaction" || send.Card.Title.Title != "Codex asks #1" ||
+		strings.Join(buttons, " ") != "Approve=appr:1:approve Always=appr:1:always Deny=appr:1:deny" || !strings.HasPrefix(send.Card.TaskID, "wxappr_1_") {
+		t.Fatalf("approval card: errcode %d %+v", sent.Errcode, send)
+	}
+	workspace := bot.WorkspaceDir(root, "group:g1")
+	marks := func() int {
+		b, _ := os.ReadFile(filepath.Join(workspace, "approved.txt"))
+		return strings.Count(string(b), "ran\n")
+	}
+
+	click := func(user, key string) update {
+		t.Helper()
+		id, err := srv.PushEvent(wecomtest.LongConnEvent{UserID: user, ChatID: "g1", EventType: "template_card_event",
+			Payload: map[string]any{"card_type": "button_interaction", "event_key": key, "task_id": send.Card.TaskID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := srv.Wait(wctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindRequest && r.Cmd == CmdUpdate && r.ReqID == id })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Errcode != 0 {
+			t.Fatalf("update of %s's click: errcode %d %s", user, r.Errcode, r.Errmsg)
+		}
+		var u update
+		if err := json.Unmarshal(r.Body, &u); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	if got, want := click("lisi", "appr:1:approve").String(), "[lisi] Not yours to decide | Only zhangsan (who asked) or an admin may decide #1. | OK=appr:1:done | "+send.Card.TaskID; got != want {
+		t.Fatalf("lisi's click answered %q, want %q", got, want)
+	}
+	if n := marks(); n != 0 {
+		t.Fatalf("the command ran %d times after lisi's refused click", n)
+	}
+	approved := click("zhangsan", "appr:1:approve")
+	if got := approved.String(); len(approved.UserIDs) != 0 || approved.Card.Title.Title != "Approved by zhangsan" ||
+		!strings.HasPrefix(approved.Card.Sub, "OK — #1 approved by zhangsan: `/bin/bash -c 'echo ran >> approved.txt'` in ") ||
+		!strings.HasSuffix(got, " | Approved by zhangsan=appr:1:done | "+send.Card.TaskID) {
+		t.Fatalf("zhangsan's click answered %q, want the card replaced for everyone with the approval", got)
+	}
+	final, err := srv.Wait(wctx, wecomtest.IsFinalStream(reqID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := final.Stream().Content; !strings.HasSuffix(c, "</think>\n\nAll done.") {
+		t.Fatalf("final frame %q: want the answer", c)
+	}
+	if got, want := click("zhangsan", "appr:1:approve").String(), "[] Approved by zhangsan | #1 was already decided: approved by zhangsan. | Approved by zhangsan=appr:1:done | "+send.Card.TaskID; got != want {
+		t.Fatalf("the repeated click answered %q, want %q", got, want)
+	}
+	if n := marks(); n != 1 {
+		t.Fatalf("the command ran %d times, want once", n)
+	}
+}
+
+// update is an aibot_respond_update_msg body.
+type update struct {
+	ResponseType string   `json:"response_type"`
+	UserIDs      []string `json:"userids"`
+	Card         struct {
+		Title struct {
+			Title string `json:"title"`
+		} `json:"main_title"`
+		Sub     string `json:"sub_title_text"`
+		Buttons []struct {
+			Text string `json:"text"`
+			Key  string `json:"key"`
+		} `json:"button_list"`
+		TaskID string `json:"task_id"`
+	} `json:"template_card"`
+}
+
+// String is "[userids] title | sub title | button=key … | task_id".
+func (u update) String() string {
+	var b []string
+	for _, x := range u.Card.Buttons {
+		b = append(b, x.Text+"="+x.Key)
+	}
+	return "[" + strings.Join(u.UserIDs, ",") + "] " + u.Card.Title.Title + " | " + u.Card.Sub + " | " + strings.Join(b, " ") + " | " + u.Card.TaskID
+}
+
+// startApprovalEngine is startEngine with agent.approval: ask, Codex in its
+// workspace-write sandbox, and zhangsan and lisi allowed in any chat.
+func startApprovalEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongConnServer, string) {
+	t.Helper()
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	st := testenv.OpenStore(t, testenv.Prefix(t, "longconn-approval"))
+	log := slog.New(slog.DiscardHandler)
+	var (
+		engine *bot.Engine
+		ch     *Channel
+	)
+	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log,
+		Sandbox: "workspace-write", ApprovalPolicy: "on-request", Permissions: func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			return engine.AskPermissions(ctx, req)
+		}})
+	t.Cleanup(func() { _ = agent.Close() })
+	conn, err := New(Config{
+		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
+			OnCallback: func(ctx context.Context, f Frame) { ch.Callbacks(engine)(ctx, f) }},
+		Replica: "A", Store: st, HolderTTL: 3 * time.Second, RenewEvery: time.Second, Log: log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch = NewChannel(conn, log)
+	root := t.TempDir()
+	engine, err = bot.New(bot.Config{
+		Replica: "A", WorkspaceRoot: root, TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
+		Access: bot.Access{AllowUsers: []string{"zhangsan", "lisi"}}, Logger: log,
+	}, st, agent, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = engine.Run(ctx); done <- struct{}{} }()
+	go func() { _ = conn.Run(ctx); done <- struct{}{} }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
+	waitHolding(t, conn)
+	return srv, root
+}
