@@ -79,7 +79,9 @@ func TestApprovalCardClicks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := srv.Wait(wctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindRequest && r.Cmd == CmdUpdate && r.ReqID == id })
+		r, err := srv.Wait(wctx, func(r wecomtest.Record) bool {
+			return r.Kind == wecomtest.KindRequest && r.Cmd == CmdUpdate && r.ReqID == id
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
