@@ -216,16 +216,18 @@ func (c *Config) AIBotEnabled() bool {
 }
 
 // AIBotWebhook reports whether the AI bot webhook endpoint is served: the AI bot
-// is enabled in webhook mode, or the playground needs it.
+// is enabled in webhook mode (the playground then plays the webhook; in
+// longconn mode it plays the long connection).
 func (c *Config) AIBotWebhook() bool {
-	return c.AIBotEnabled() && (c.WeCom.AIBot.Mode == AIBotWebhook || c.Playground.Enabled)
+	return c.AIBotEnabled() && c.WeCom.AIBot.Mode == AIBotWebhook
 }
 
 // EphemeralAIBotCredentials reports whether serve makes up the AI bot's token
-// and EncodingAESKey for this run: the playground is on and neither is set.
-// Only the playground, which is handed them, can then sign a callback.
+// and EncodingAESKey for this run: the playground plays the webhook and
+// neither is set. Only the playground, which is handed them, can then sign a
+// callback.
 func (c *Config) EphemeralAIBotCredentials() bool {
-	return c.Playground.Enabled && c.WeCom.AIBot.Token == "" && c.WeCom.AIBot.EncodingAESKey == ""
+	return c.AIBotWebhook() && c.Playground.Enabled && c.WeCom.AIBot.Token == "" && c.WeCom.AIBot.EncodingAESKey == ""
 }
 
 // AppEnabled reports whether the self-built app channel is on: when any

@@ -134,10 +134,7 @@ func (c *Config) Validate() error {
 		add("wecom.aibot.stream_window", "must be at most 6m: WeCom stops asking for stream frames 6 minutes after the message")
 	}
 	if c.AIBotWebhook() && !c.EphemeralAIBotCredentials() {
-		why := "for the AI bot webhook"
-		if c.Playground.Enabled && b.Mode != AIBotWebhook {
-			why = "for the AI bot webhook the playground uses"
-		}
+		const why = "for the AI bot webhook"
 		required("wecom.aibot.token", b.Token, "(the Token from the WeCom admin console) "+why)
 		if b.EncodingAESKey == "" {
 			add("wecom.aibot.encoding_aes_key", "required (the 43-character EncodingAESKey from the WeCom admin console) %s", why)

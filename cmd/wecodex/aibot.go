@@ -161,10 +161,10 @@ func replicaID() string {
 }
 
 // longConnMode reports whether the AI bot is served over the long
-// connection: wecom.aibot.mode longconn, unless the playground (which plays
-// the webhook) is on.
+// connection: wecom.aibot.mode longconn (with the playground on, it plays
+// the long-connection server).
 func longConnMode(cfg *configs.Config) bool {
-	return cfg.AIBotEnabled() && cfg.WeCom.AIBot.Mode == configs.AIBotLongConn && !cfg.Playground.Enabled
+	return cfg.AIBotEnabled() && cfg.WeCom.AIBot.Mode == configs.AIBotLongConn
 }
 
 // newAgent builds the agent agent.kind names. Codex keeps message phases in

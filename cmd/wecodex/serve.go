@@ -59,6 +59,16 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	cfg, lcPlayground, err := startLongConnPlayground(cfg, log)
+	if err != nil {
+		return err
+	}
+	mounted := false
+	defer func() {
+		if lcPlayground != nil && !mounted {
+			_ = lcPlayground.Close()
+		}
+	}()
 	st, err := store.Open(ctx, store.Options{
 		Addrs:      cfg.Redis.Addrs(),
 		MasterName: cfg.Redis.MasterName,
@@ -124,11 +134,12 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 	}
 	// The playground plays WeCom toward our own webhook, so it needs the
 	// address we listen on.
-	stopPlayground, err := mountPlayground(handler, cfg, selfURL(ln.Addr()), log)
+	stopPlayground, err := mountPlayground(handler, cfg, selfURL(ln.Addr()), lcPlayground, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
+	mounted = true
 	// Deferred after channel.stop, so it runs before it: the playground's
 	// streams stop following before the engine goes away.
 	defer func() {

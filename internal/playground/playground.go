@@ -35,8 +35,13 @@ type Config struct {
 	// Token and EncodingAESKey are the bot's wecom.aibot credentials: the
 	// playground signs and encrypts with them as WeCom would.
 	Token, EncodingAESKey string
-	// AIBotID is put in every callback; default "playground".
+	// AIBotID is put in every callback; default "playground". In long-
+	// connection mode it is the bot_id the bot must subscribe with.
 	AIBotID string
+	// LongConn plays WeCom's long-connection server instead of calling
+	// Endpoint: the bot dials WSURL and subscribes with AIBotID and Secret.
+	LongConn bool
+	Secret   string
 	// User is the WeCom userid every message is sent as.
 	User string
 	// RefreshEvery is the refresh interval; default DefaultRefreshEvery.
@@ -54,6 +59,7 @@ type Playground struct {
 	cfg   Config
 	sim   *wecomtest.Sim
 	urls  *wecomtest.ResponseURLServer
+	lc    *longConn // in long-connection mode, instead of sim and urls
 	board *board
 	log   *slog.Logger
 
@@ -83,6 +89,17 @@ func New(cfg Config) (*Playground, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Playground{cfg: cfg, board: newBoard(), log: log.With("component", "playground"), watched: map[*http.Server]bool{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if cfg.LongConn {
+		if cfg.Secret == "" {
+			return nil, errors.New("playground: no secret for the long connection (wecom.aibot.secret)")
+		}
+		p.lc = newLongConn(cfg.AIBotID, cfg.Secret)
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.lc.follow(p.ctx, p.board) }()
+		p.routes()
+		return p, nil
+	}
 	urls, err := wecomtest.NewResponseURLServer(p.onPost)
 	if err != nil {
 		return nil, fmt.Errorf("playground: %w", err)
@@ -98,14 +115,26 @@ func New(cfg Config) (*Playground, error) {
 		return nil, fmt.Errorf("playground: %w", err)
 	}
 	p.sim, p.urls = sim, urls
-	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.routes()
+	return p, nil
+}
+
+func (p *Playground) routes() {
 	p.mux = http.NewServeMux()
 	p.mux.HandleFunc("GET "+Path, p.serveIndex)
 	p.mux.HandleFunc("GET "+Path+"/{$}", p.serveIndex)
 	p.mux.Handle("GET "+Path+"/static/", http.StripPrefix(Path, http.FileServerFS(staticFS)))
 	p.mux.HandleFunc("GET "+Path+"/events", p.serveEvents)
 	p.mux.HandleFunc("POST "+Path+"/send", p.serveSend)
-	return p, nil
+}
+
+// WSURL is the long-connection server's ws:// URL on loopback, for
+// wecom.aibot.ws_url; "" outside long-connection mode.
+func (p *Playground) WSURL() string {
+	if p.lc == nil {
+		return ""
+	}
+	return p.lc.srv.URL()
 }
 
 // Handler serves the page, its assets, /events (server-sent card updates)
@@ -153,6 +182,10 @@ func (p *Playground) watchShutdown(r *http.Request) {
 func (p *Playground) Close() error {
 	p.cancel()
 	p.wg.Wait()
+	if p.lc != nil {
+		p.lc.close()
+		return nil
+	}
 	return p.urls.Close()
 }
 
@@ -182,6 +215,14 @@ func (p *Playground) Send(text string) (string, error) {
 // play sends the message and follows its stream to the end, as WeCom does.
 func (p *Playground) play(id, text string) {
 	log := p.log.With("msgid", id)
+	if p.lc != nil {
+		if err := p.lc.push(p.ctx, id, p.cfg.User, text); err != nil {
+			p.fail(log, id, "push the message over the long connection", err)
+			return
+		}
+		log.Info("message pushed over the long connection")
+		return
+	}
 	st, err := p.sim.Send(p.ctx, wecomtest.Message{MsgID: id, From: p.cfg.User, Text: text})
 	if err != nil {
 		p.fail(log, id, "send the message to the bot", err)
