@@ -57,12 +57,18 @@ func startDemo(t *testing.T, env ...string) *Demo {
 // startDemoScript is startDemo with Codex answered by script (nil: Script()).
 func startDemoScript(t *testing.T, script scriptedmodel.Script, env ...string) *Demo {
 	t.Helper()
+	return startDemoConfig(t, "wecodex.yaml", script, env...)
+}
+
+// startDemoConfig is startDemoScript serving configs/<config>.
+func startDemoConfig(t *testing.T, config string, script scriptedmodel.Script, env ...string) *Demo {
+	t.Helper()
 	logs := &testenv.LogBuffer{}
 	all := append(redisEnv(t), "WECODEX_SERVER_ADDR=127.0.0.1:0")
 	d, err := Start(context.Background(), Options{
 		Wecodex: wecodexBin,
 		Codex:   codextest.CodexBin(t),
-		Config:  filepath.Join(moduleRoot(t), "configs", "wecodex.yaml"),
+		Config:  filepath.Join(moduleRoot(t), "configs", config),
 		Env:     append(all, env...),
 		Logs:    logs,
 		Script:  script,
