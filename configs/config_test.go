@@ -363,3 +363,24 @@ func TestValidate(t *testing.T) {
 }
 
 func yamlUnmarshal(b []byte, v any) error { return yaml.Unmarshal(b, v) }
+
+// TestLocalLongConnConfig: configs/wecodex-longconn.yaml validates as a
+// loopback-only playground in longconn mode, which serves no webhook and
+// makes up no webhook credentials.
+func TestLocalLongConnConfig(t *testing.T) {
+	cfg, warns, err := Load("wecodex-longconn.yaml")
+	if err != nil || len(warns) != 0 {
+		t.Fatal(err, warns)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("wecodex-longconn.yaml does not validate:\n%v", err)
+	}
+	b := cfg.WeCom.AIBot
+	if b.Mode != AIBotLongConn || b.BotID == "" || b.Secret == "" || !cfg.Playground.Enabled || !Loopback(cfg.Server.Addr) {
+		t.Fatalf("unexpected local long-connection config: %+v", cfg)
+	}
+	if cfg.AIBotWebhook() || cfg.EphemeralAIBotCredentials() {
+		t.Fatalf("longconn mode with the playground: AIBotWebhook %v, EphemeralAIBotCredentials %v, want both false",
+			cfg.AIBotWebhook(), cfg.EphemeralAIBotCredentials())
+	}
+}
