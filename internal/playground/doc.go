@@ -10,6 +10,11 @@
 // their card. Access control, dedupe, queues and commands are therefore the
 // bot's own: a user the bot does not allow sees its refusal.
 //
+// With Config.LongConn it plays WeCom's long-connection server instead (the
+// fake in [wecomtest], on a loopback port the bot dials): a typed message is
+// pushed as aibot_msg_callback, and the frames the bot pushes back on its
+// req_id, and any aibot_send_msg continuation, make the card.
+//
 // What the page shows is derived from the frames alone, as WeCom's client
 // would: the leading <think>…</think> block is the card's progress section,
 // the rest is its body (markdown rendered on the server with raw HTML shown
