@@ -133,6 +133,7 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest) a
 	d := a.await(ctx, req.SessionId, cs, ask, full)
 	a.log.Info("approval decided", "conv", ask.Conversation, "approval", id, "verdict", string(d.Verdict),
 		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
+	a.cfg.Observer.Approval(string(d.Verdict))
 	if ap, ok := cs.ch.(Approver); ok {
 		ap.ApprovalDecided(context.WithoutCancel(ctx), ask, d)
 	}

@@ -178,6 +178,9 @@ func TestE2EApprovalByRequester(t *testing.T) {
 		t.Fatalf("a repeated /approve 1: %q, want %q", got, want)
 	}
 	equalStrings(t, "decision log lines", decisions(b), []string{"approve alice alice #1 " + short})
+	if got := scrape(t, ctx, b.base+"/metrics")[`wecodex_approvals_total{decision="approve"}`]; got != 1 {
+		t.Fatalf("wecodex_approvals_total{decision=\"approve\"} = %v, want 1", got)
+	}
 }
 
 // askedLine is the progress line that says what request id asks.
