@@ -17,7 +17,9 @@ import (
 func TestRepeatedMessageRunsOneTurn(t *testing.T) {
 	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
-	m := msg("m1", "alice", "hello")
+	// The turn is held at a gate until every delivery was answered: with an
+	// agent this quick, a repeat could otherwise meet the finished card.
+	m := msg("m1", "alice", "gate:hello")
 	var wg sync.WaitGroup
 	frames := make([]webhook.Frame, 3)
 	for i := range frames {
@@ -30,15 +32,16 @@ func TestRepeatedMessageRunsOneTurn(t *testing.T) {
 			t.Fatalf("delivery %d: %+v, want stream %s, not finished", i, f, id)
 		}
 	}
+	r.agent.release("hello")
 	final := waitFinished(t, r.e, id)
-	if want := (card{text: "hello", withAnswer: true, status: done()}).render(); final.Content != want {
+	if want := (card{text: "gate:hello", withAnswer: true, status: done()}).render(); final.Content != want {
 		t.Fatalf("final frame:\n%q\nwant\n%q", final.Content, want)
 	}
 	// A fourth delivery after the turn gets the finished frame, no new turn.
 	if again := receive(t, r.e, m); again != final {
 		t.Fatalf("repeat after the turn = %+v, want %+v", again, final)
 	}
-	if got := r.agent.Prompts(); !slices.Equal(got, []string{"hello"}) {
+	if got := r.agent.Prompts(); !slices.Equal(got, []string{"gate:hello"}) {
 		t.Fatalf("prompts = %q, want one", got)
 	}
 }
