@@ -86,12 +86,9 @@ type Leases interface {
 	Queued(ctx context.Context, conv string) ([][]byte, error)
 	// TakeTurn acquires the free lease for replica and pops the oldest
 	// waiting item in one step, recording replica as the conversation's
-	// owner and the item as running. token is 0 when the lease is held or
-	// the queue is empty; queued is the queue length after the call. orphan
-	// is the item a previous holder was running when its lease lapsed
-	// without a release (it died mid-turn), handed to one caller only, even
-	// when token is 0.
-	TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, orphan []byte, err error)
+	// owner and the item as running. The orphan (see TakenTurn) is handed to
+	// one caller only, even when no lease is taken.
+	TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (TakenTurn, error)
 	// NextTurn pops the next waiting item for the holder of token, records
 	// it as running and renews the lease, or releases the lease when the
 	// queue is empty (item nil). held is false when token no longer holds
@@ -129,6 +126,22 @@ type Leases interface {
 	// SettlePending drops conv from the pending set if its queue is empty
 	// and no turn is recorded running.
 	SettlePending(ctx context.Context, conv string) error
+}
+
+// TakenTurn is what TakeTurn returns. It is an alias of a plain struct, so
+// the store (which imports nothing of this module) declares the identical
+// type, store.TakenTurn; the two declarations must stay the same.
+type TakenTurn = struct {
+	// Token is the lease's fencing token; 0 when the lease is held or the
+	// queue is empty.
+	Token int64
+	// Item is the popped item, recorded as running; nil when Token is 0.
+	Item []byte
+	// Queued is the queue length after the call.
+	Queued int
+	// Orphan is the item a previous holder was running when its lease
+	// lapsed without a release (it died mid-turn); nil when none.
+	Orphan []byte
 }
 
 // Replicas tracks which replicas are alive and which one owns (ran the last

@@ -41,30 +41,46 @@ redis.call('DEL', KEYS[5])
 return {token, item, redis.call('LLEN', KEYS[2]), orphan}
 `)
 
+// TakenTurn is what TakeTurn returns. It is an alias of a plain struct, so a
+// package that declares the store interface it uses (bot) names the very same
+// type without importing store; both declarations must stay identical.
+type TakenTurn = struct {
+	// Token is the lease's fencing token; 0 when the lease is held or the
+	// queue is empty.
+	Token int64
+	// Item is the popped item, recorded as running; nil when Token is 0.
+	Item []byte
+	// Queued is the queue length after the call.
+	Queued int
+	// Orphan is the item a previous holder was running when its lease
+	// lapsed without a release (it died mid-turn); nil when none.
+	Orphan []byte
+}
+
 // TakeTurn acquires the conversation's free lease for replica and pops the
 // oldest waiting item in one step, recording replica as the owner and the
-// item as running. token is 0 when the lease is held or the queue is empty;
-// queued is the queue length after the call. orphan is the item a previous
-// holder was running when its lease lapsed without a release (it died
-// mid-turn); it is returned to one caller only, even when token is 0.
-func (s *Store) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, orphan []byte, err error) {
+// item as running. The orphan, if any, is returned to one caller only, even
+// when no lease is taken.
+func (s *Store) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (TakenTurn, error) {
+	var t TakenTurn
 	v, err := takeTurn.Run(ctx, s.client,
 		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Fence(conv), s.keys.Owner(conv), s.keys.Stop(conv), s.keys.Running(conv)},
 		replica, ttl.Milliseconds(), FenceTTL.Milliseconds(), ConversationTTL.Milliseconds(), RunningTTL.Milliseconds()).Slice()
 	if err != nil {
-		return 0, nil, 0, nil, fmt.Errorf("take turn: %w", err)
+		return t, fmt.Errorf("take turn: %w", err)
 	}
-	token, _ = v[0].(int64)
+	t.Token, _ = v[0].(int64)
 	if it, ok := v[1].(string); ok {
-		item = []byte(it)
+		t.Item = []byte(it)
 	}
 	n, _ := v[2].(int64)
+	t.Queued = int(n)
 	if len(v) > 3 {
 		if o, ok := v[3].(string); ok {
-			orphan = []byte(o)
+			t.Orphan = []byte(o)
 		}
 	}
-	return token, item, int(n), orphan, nil
+	return t, nil
 }
 
 // nextTurn pops the next item for the token's holder and records it as

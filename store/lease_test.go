@@ -21,16 +21,18 @@ func testLeaseFencing(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	old, item, left, orphan, err := s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond)
+	tt, err := s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond)
+	old, item, left, orphan := tt.Token, tt.Item, tt.Queued, tt.Orphan
 	if err != nil || old == 0 || string(item) != "one" || left != 2 || orphan != nil {
 		t.Fatalf("TakeTurn = %d %q %d %q %v, want a token, one, 2, no orphan", old, item, left, orphan, err)
 	}
 	// While held, nobody else takes it.
-	if tok, it, left, orphan, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute); err != nil || tok != 0 || it != nil || left != 2 || orphan != nil {
-		t.Fatalf("TakeTurn while held = %d %q %d %q %v, want 0 nil 2 nil", tok, it, left, orphan, err)
+	if tt, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 2 || tt.Orphan != nil {
+		t.Fatalf("TakeTurn while held = %d %q %d %q %v, want 0 nil 2 nil", tt.Token, tt.Item, tt.Queued, tt.Orphan, err)
 	}
 	waitLeaseFree(t, s, conv)
-	fresh, item, _, orphan, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	tt, err = s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	fresh, item, orphan := tt.Token, tt.Item, tt.Orphan
 	if err != nil || fresh <= old || string(item) != "two" || string(orphan) != "one" {
 		t.Fatalf("TakeTurn after expiry = %d %q %q %v, want a token > %d, two, and one orphaned", fresh, item, orphan, err, old)
 	}
@@ -99,7 +101,8 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 	// A normal holder: each item is recorded while it runs, and the record
 	// goes with the lease, so nothing is ever orphaned.
 	enqueue("one", "two")
-	tok, _, _, orphan, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tt, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tok, orphan := tt.Token, tt.Orphan
 	if err != nil || tok == 0 || orphan != nil || running() != "one" {
 		t.Fatalf("TakeTurn = %d %q %v, running %q", tok, orphan, err, running())
 	}
@@ -120,14 +123,15 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 		t.Fatalf("NextTurn on empty = %q %v %v, running %q, want released", it, held, err, running())
 	}
 	enqueue("three")
-	if tok, _, _, _, err = s.TakeTurn(ctx, conv, "a", time.Minute); err != nil || tok == 0 {
-		t.Fatal(tok, err)
+	if tt, err = s.TakeTurn(ctx, conv, "a", time.Minute); err != nil || tt.Token == 0 {
+		t.Fatal(tt.Token, err)
 	}
+	tok = tt.Token
 	if ok, err := s.ReleaseLease(ctx, conv, tok); err != nil || !ok || running() != "" {
 		t.Fatalf("ReleaseLease = %v %v, running %q, want released", ok, err, running())
 	}
-	if tok, it, left, orphan, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tok != 0 || it != nil || left != 0 || orphan != nil {
-		t.Fatalf("TakeTurn after releases = %d %q %d %q %v, want nothing", tok, it, left, orphan, err)
+	if tt, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 0 || tt.Orphan != nil {
+		t.Fatalf("TakeTurn after releases = %d %q %d %q %v, want nothing", tt.Token, tt.Item, tt.Queued, tt.Orphan, err)
 	}
 	if err := s.SettlePending(ctx, conv); err != nil || pending() != 0 {
 		t.Fatalf("SettlePending when idle: %v, %d pending, want 0", err, pending())
@@ -135,18 +139,19 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 
 	// A holder that dies mid-turn with nothing queued behind it.
 	enqueue("four")
-	if tok, _, _, _, err = s.TakeTurn(ctx, conv, "a", 50*time.Millisecond); err != nil || tok == 0 {
-		t.Fatal(tok, err)
+	if tt, err = s.TakeTurn(ctx, conv, "a", 50*time.Millisecond); err != nil || tt.Token == 0 {
+		t.Fatal(tt.Token, err)
 	}
+	tok = tt.Token
 	waitLeaseFree(t, s, conv)
 	if err := s.SettlePending(ctx, conv); err != nil || pending() != 1 {
 		t.Fatalf("SettlePending with an orphan: %v, %d pending, want 1", err, pending())
 	}
-	if tok, it, left, orphan, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tok != 0 || it != nil || left != 0 || string(orphan) != "four" {
-		t.Fatalf("TakeTurn on the orphan = %d %q %d %q %v, want only the orphan four", tok, it, left, orphan, err)
+	if tt, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 0 || string(tt.Orphan) != "four" {
+		t.Fatalf("TakeTurn on the orphan = %d %q %d %q %v, want only the orphan four", tt.Token, tt.Item, tt.Queued, tt.Orphan, err)
 	}
-	if _, _, _, orphan, err := s.TakeTurn(ctx, conv, "c", time.Minute); err != nil || orphan != nil {
-		t.Fatalf("second TakeTurn = %q %v, want the orphan handed out once", orphan, err)
+	if tt, err := s.TakeTurn(ctx, conv, "c", time.Minute); err != nil || tt.Orphan != nil {
+		t.Fatalf("second TakeTurn = %q %v, want the orphan handed out once", tt.Orphan, err)
 	}
 	if err := s.SettlePending(ctx, conv); err != nil || pending() != 0 {
 		t.Fatalf("SettlePending after the orphan: %v, %d pending, want 0", err, pending())
@@ -186,7 +191,8 @@ func testStopRequest(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	token, _, _, _, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	tt, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	token := tt.Token
 	if err != nil || token == 0 {
 		t.Fatal(token, err)
 	}

@@ -24,7 +24,8 @@ func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Equal(p, []string{conv}) {
 		t.Fatalf("Pending = %v %v", p, err)
 	}
-	token, item, left, _, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	tt, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	token, item, left := tt.Token, tt.Item, tt.Queued
 	if err != nil || token == 0 || string(item) != "a" || left != 2 {
 		t.Fatalf("TakeTurn = %d %q %d %v", token, item, left, err)
 	}
@@ -155,7 +156,7 @@ func TestRest(t *testing.T) { forEachBackend(t, testRest) }
 
 func testRest(t *testing.T, s *Store) {
 	ctx := context.Background()
-	if _, _, _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
+	if _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
 		t.Fatalf("TakeRest with nothing saved = %v %v", ok, err)
 	}
 	if err := s.SaveRest(ctx, "c", "old", "stale answer", 3); err != nil {
@@ -164,11 +165,12 @@ func testRest(t *testing.T, s *Store) {
 	if err := s.SaveRest(ctx, "c", "why?", "因为 because", 7); err != nil {
 		t.Fatal(err)
 	}
-	title, answer, from, ok, err := s.TakeRest(ctx, "c")
+	rest, ok, err := s.TakeRest(ctx, "c")
+	title, answer, from := rest.Title, rest.Answer, rest.From
 	if err != nil || !ok || title != "why?" || answer != "因为 because" || from != 7 {
 		t.Fatalf("TakeRest = %q %q %d %v %v, want the newest rest", title, answer, from, ok, err)
 	}
-	if _, _, _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
+	if _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
 		t.Fatalf("second TakeRest = %v %v, want it taken", ok, err)
 	}
 	if err := s.SaveRest(ctx, "c", "t", "abc", 1); err != nil {

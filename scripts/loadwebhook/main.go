@@ -178,7 +178,8 @@ func holdLeases(ctx context.Context, st *store.Store, convs []string) error {
 		if _, _, err := st.Enqueue(ctx, c, []byte(`{}`), 5); err != nil {
 			return fmt.Errorf("prepare %s: %w", c, err)
 		}
-		tok, _, _, _, err := st.TakeTurn(ctx, c, "load-phantom-replica", 10*time.Minute)
+		tt, err := st.TakeTurn(ctx, c, "load-phantom-replica", 10*time.Minute)
+		tok := tt.Token
 		if err != nil || tok == 0 {
 			return fmt.Errorf("hold the lease of %s: token %d, %v", c, tok, err)
 		}

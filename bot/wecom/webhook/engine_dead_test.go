@@ -79,9 +79,9 @@ func (s *failingStore) SaveFrameIf(ctx context.Context, streamID string, frame [
 	return s.fullStore.SaveFrameIf(ctx, streamID, frame, prefix)
 }
 
-func (s *failingStore) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (int64, []byte, int, []byte, error) {
+func (s *failingStore) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (bot.TakenTurn, error) {
 	if s.killed.Load() {
-		return 0, nil, 0, nil, errGone
+		return bot.TakenTurn{}, errGone
 	}
 	return s.fullStore.TakeTurn(ctx, conv, replica, ttl)
 }

@@ -25,7 +25,8 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 	}
 	// The ghost's lease outlives any stall of this test until the test
 	// makes it lapse, as the lease of a replica that died does.
-	tok, _, _, _, err := st.TakeTurn(ctx, "single:alice", "ghost", time.Hour)
+	tt, err := st.TakeTurn(ctx, "single:alice", "ghost", time.Hour)
+	tok := tt.Token
 	if err != nil || tok == 0 {
 		t.Fatalf("ghost TakeTurn = %d %v", tok, err)
 	}

@@ -20,7 +20,8 @@ const restRoom = 512
 // more renders the next unread part of the conversation's last long answer
 // and keeps what is still unread after it.
 func (c *Channel) more(ctx context.Context, conv string) (string, error) {
-	title, answer, from, ok, err := c.store.TakeRest(ctx, conv)
+	rest, ok, err := c.store.TakeRest(ctx, conv)
+	title, answer := rest.Title, rest.Answer
 	if err != nil {
 		return "", err
 	}
@@ -30,7 +31,7 @@ func (c *Channel) more(ctx context.Context, conv string) (string, error) {
 	card := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - restRoom))
 	card.Apply(acp.UpdateAgentMessageText(answer))
 	card.SetStatus(cards.Finished(acp.StopReasonEndTurn, nil))
-	fr := card.Stream(from, 0)
+	fr := card.Stream(rest.From, 0)
 	out := textMoreOf(clip(title, 60)) + fr.Content
 	if fr.MustFinish {
 		if err := c.store.SaveRest(ctx, conv, title, answer, fr.BodyEnd); err != nil {

@@ -19,5 +19,17 @@ type Store interface {
 	// conversation's /more, replacing any earlier one.
 	SaveRest(ctx context.Context, conv, title, answer string, from int) error
 	// TakeRest returns and forgets the saved answer; ok is false when none.
-	TakeRest(ctx context.Context, conv string) (title, answer string, from int, ok bool, err error)
+	TakeRest(ctx context.Context, conv string) (rest Rest, ok bool, err error)
+}
+
+// Rest is a long answer's unread end, as TakeRest returns it. It is an alias
+// of a plain struct, so the store (which imports nothing of this module)
+// declares the identical type, store.Rest; the two must stay the same.
+type Rest = struct {
+	// Title is the question the answer is to.
+	Title string
+	// Answer is the whole answer text.
+	Answer string
+	// From is the byte offset of the unread part of Answer.
+	From int
 }
