@@ -16,20 +16,28 @@ func (s *Store) SaveFrame(ctx context.Context, streamID string, frame []byte) er
 	return nil
 }
 
-// saveFrameIf replaces the frame only while it is absent or starts with the
-// given prefix, so a late write of an earlier state cannot hide a newer one.
+// FrameState is a stored frame's first byte: the state of its stream, as the
+// channel that writes the frames defines them (the webhook: waiting, running,
+// finished). The store compares it and never interprets it. It is an alias,
+// so the channel's Store interface names the identical type without importing
+// store; the scripts below read it as string.byte(frame, 1).
+type FrameState = byte
+
+// saveFrameIf replaces the frame only while it is absent or its state
+// (first byte) is ARGV[2], so a late write of an earlier state cannot hide a
+// newer one.
 var saveFrameIf = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
-if cur and string.sub(cur, 1, #ARGV[2]) ~= ARGV[2] then return 0 end
+if cur and string.byte(cur, 1) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 return 1
 `)
 
 // SaveFrameIf stores frame only when the stream has no frame or its current
-// frame starts with prefix; it reports whether it stored.
-func (s *Store) SaveFrameIf(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error) {
+// frame is in state; it reports whether it stored.
+func (s *Store) SaveFrameIf(ctx context.Context, streamID string, frame []byte, state FrameState) (bool, error) {
 	n, err := saveFrameIf.Run(ctx, s.client, []string{s.keys.Frame(streamID)},
-		frame, prefix, FrameTTL.Milliseconds()).Int()
+		frame, int(state), FrameTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("save frame if unchanged: %w", err)
 	}
@@ -48,20 +56,20 @@ func (s *Store) LoadFrame(ctx context.Context, streamID string) ([]byte, bool, e
 	return b, true, nil
 }
 
-// saveFrameUnless replaces the frame unless it starts with the given prefix.
+// saveFrameUnless replaces the frame unless its state (first byte) is
+// ARGV[2].
 var saveFrameUnless = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
-if cur and string.sub(cur, 1, #ARGV[2]) == ARGV[2] then return 0 end
+if cur and string.byte(cur, 1) == tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 return 1
 `)
 
-// SaveFrameUnless stores frame unless the stream's current frame starts with
-// prefix (a state the stream must keep, such as finished); it reports whether
-// it stored.
-func (s *Store) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error) {
+// SaveFrameUnless stores frame unless the stream's current frame is in state
+// (one the stream must keep, such as finished); it reports whether it stored.
+func (s *Store) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, state FrameState) (bool, error) {
 	n, err := saveFrameUnless.Run(ctx, s.client, []string{s.keys.Frame(streamID)},
-		frame, prefix, FrameTTL.Milliseconds()).Int()
+		frame, int(state), FrameTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("save frame unless settled: %w", err)
 	}

@@ -97,16 +97,16 @@ func testDedupeAndFrames(t *testing.T, s *Store) {
 	if _, ok, err := s.LoadFrame(ctx, "s1"); err != nil || ok {
 		t.Fatalf("LoadFrame of a new stream = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 2"), "W"); err != nil || !ok {
+	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 2"), 'W'); err != nil || !ok {
 		t.Fatalf("SaveFrameIf on empty = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), "W"); err != nil || !ok {
+	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), 'W'); err != nil || !ok {
 		t.Fatalf("SaveFrameIf on waiting = %v %v", ok, err)
 	}
 	if err := s.SaveFrame(ctx, "s1", []byte("Rrunning")); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), "W"); err != nil || ok {
+	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), 'W'); err != nil || ok {
 		t.Fatalf("SaveFrameIf over a running frame = %v %v, want false", ok, err)
 	}
 	if b, ok, err := s.LoadFrame(ctx, "s1"); err != nil || !ok || string(b) != "Rrunning" {
@@ -114,13 +114,13 @@ func testDedupeAndFrames(t *testing.T, s *Store) {
 	}
 
 	// A finished frame stays: SaveFrameUnless writes over anything else.
-	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Rfirst"), "F"); err != nil || !ok {
+	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Rfirst"), 'F'); err != nil || !ok {
 		t.Fatalf("SaveFrameUnless on empty = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Ffailed"), "F"); err != nil || !ok {
+	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Ffailed"), 'F'); err != nil || !ok {
 		t.Fatalf("SaveFrameUnless over running = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Flate answer"), "F"); err != nil || ok {
+	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Flate answer"), 'F'); err != nil || ok {
 		t.Fatalf("SaveFrameUnless over finished = %v %v, want false", ok, err)
 	}
 	if b, ok, err := s.LoadFrame(ctx, "s2"); err != nil || !ok || string(b) != "Ffailed" {

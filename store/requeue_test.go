@@ -20,7 +20,8 @@ func testRequeueTurn(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	tok, it, _, _, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tt, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tok, it := tt.Token, tt.Item
 	if err != nil || string(it) != "one" {
 		t.Fatalf("TakeTurn = %d %q %v", tok, it, err)
 	}
@@ -47,7 +48,8 @@ func testRequeueTurn(t *testing.T, s *Store) {
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Contains(p, conv) {
 		t.Fatalf("pending %q %v, want %s listed", p, err, conv)
 	}
-	tok2, it, _, orphan, err := s.TakeTurn(ctx, conv, "b", time.Minute)
+	tt, err = s.TakeTurn(ctx, conv, "b", time.Minute)
+	tok2, it, orphan := tt.Token, tt.Item, tt.Orphan
 	if err != nil || tok2 <= tok || string(it) != "one" || orphan != nil {
 		t.Fatalf("TakeTurn after the requeue = %d %q orphan %q %v, want one again, no orphan", tok2, it, orphan, err)
 	}

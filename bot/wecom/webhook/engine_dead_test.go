@@ -61,22 +61,22 @@ func (s *failingStore) Heartbeat(ctx context.Context, replica string, ttl time.D
 	return s.fullStore.Heartbeat(ctx, replica, ttl)
 }
 
-func (s *failingStore) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error) {
+func (s *failingStore) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, state webhook.FrameState) (bool, error) {
 	if s.killed.Load() {
 		return false, errGone
 	}
-	ok, err := s.fullStore.SaveFrameUnless(ctx, streamID, frame, prefix)
+	ok, err := s.fullStore.SaveFrameUnless(ctx, streamID, frame, state)
 	if err == nil && !ok {
 		s.refused <- streamID
 	}
 	return ok, err
 }
 
-func (s *failingStore) SaveFrameIf(ctx context.Context, streamID string, frame []byte, prefix string) (bool, error) {
+func (s *failingStore) SaveFrameIf(ctx context.Context, streamID string, frame []byte, state webhook.FrameState) (bool, error) {
 	if s.killed.Load() {
 		return false, errGone
 	}
-	return s.fullStore.SaveFrameIf(ctx, streamID, frame, prefix)
+	return s.fullStore.SaveFrameIf(ctx, streamID, frame, state)
 }
 
 func (s *failingStore) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (bot.TakenTurn, error) {

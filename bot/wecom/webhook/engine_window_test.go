@@ -30,8 +30,8 @@ func newRecordingStore(t *testing.T) *recordingStore {
 	return &recordingStore{fullStore: testenv.OpenStore(t, testenv.Prefix(t, "bot")), changed: make(chan struct{})}
 }
 
-func (s *recordingStore) SaveFrameUnless(ctx context.Context, id string, frame []byte, prefix string) (bool, error) {
-	ok, err := s.fullStore.SaveFrameUnless(ctx, id, frame, prefix)
+func (s *recordingStore) SaveFrameUnless(ctx context.Context, id string, frame []byte, state webhook.FrameState) (bool, error) {
+	ok, err := s.fullStore.SaveFrameUnless(ctx, id, frame, state)
 	if ok && err == nil {
 		s.mu.Lock()
 		s.saved = append(s.saved, webhook.FrameContent(frame))

@@ -8,7 +8,7 @@ import (
 	"github.com/wecodex/wecodex/bot"
 )
 
-// A stored frame is one state byte, the stream's owner, then the markdown
+// A stored frame is one FrameState byte, the stream's owner, then the markdown
 // content. The state lets a queue-position update replace a frame only while
 // its message is still waiting, so it can never overwrite a turn's progress.
 // The owner (see owner) is checked on every platform refresh, so a stream's
@@ -20,9 +20,9 @@ import (
 // to nobody (it lives FrameTTL, minutes, so only streams running during an
 // upgrade are affected).
 const (
-	frameWaiting  = 'W'
-	frameRunning  = 'R'
-	frameFinished = 'F'
+	frameWaiting  FrameState = 'W'
+	frameRunning  FrameState = 'R'
+	frameFinished FrameState = 'F'
 
 	frameOwned = 0x01
 )
@@ -36,7 +36,7 @@ type Frame struct {
 	Finish   bool
 }
 
-func encodeFrame(state byte, owner, content string) []byte {
+func encodeFrame(state FrameState, owner, content string) []byte {
 	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(owner)+len(content))
 	b = append(b, state, frameOwned)
 	b = binary.AppendUvarint(b, uint64(len(owner)))
@@ -47,7 +47,7 @@ func encodeFrame(state byte, owner, content string) []byte {
 // storedFrame is a decoded stored frame. ok is false for a frame without an
 // owner record.
 type storedFrame struct {
-	state   byte
+	state   FrameState
 	owner   string
 	content string
 	ok      bool
@@ -122,8 +122,8 @@ func (c *Channel) loadFrame(ctx context.Context, streamID string) (storedFrame, 
 // finished frame is the last word, whether the turn's own or the failure
 // another replica wrote when this turn's lease lapsed, so a late write from a
 // holder that lost its lease can never replace it.
-func (c *Channel) saveTurnFrame(ctx context.Context, streamID, owner string, state byte, content string) (bool, error) {
-	ok, err := c.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, owner, content), string(rune(frameFinished)))
+func (c *Channel) saveTurnFrame(ctx context.Context, streamID, owner string, state FrameState, content string) (bool, error) {
+	ok, err := c.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, owner, content), frameFinished)
 	if err != nil {
 		return false, fmt.Errorf("save frame of stream %s: %w", streamID, err)
 	}
@@ -133,7 +133,7 @@ func (c *Channel) saveTurnFrame(ctx context.Context, streamID, owner string, sta
 // saveWaiting replaces a waiting frame (queue position) unless the message has
 // started meanwhile.
 func (c *Channel) saveWaiting(ctx context.Context, streamID, owner, content string) (bool, error) {
-	ok, err := c.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, owner, content), string(rune(frameWaiting)))
+	ok, err := c.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, owner, content), frameWaiting)
 	if err != nil {
 		return false, fmt.Errorf("save waiting frame of stream %s: %w", streamID, err)
 	}

@@ -97,7 +97,7 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 		s.emitRequeued(ctx, *text)
 		return
 	}
-	state, content := byte(frameRunning), f.Content
+	state, content := frameRunning, f.Content
 	switch {
 	case f.MustFinish:
 		state = frameFinished
