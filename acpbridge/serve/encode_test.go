@@ -157,7 +157,7 @@ func TestOutboxMergesOnlyAdjacentSameMessageText(t *testing.T) {
 		{u: messageChunk(&b, "11")},
 		{u: withMeta},
 		{u: messageChunk(&b, "12")},
-		{barrier: make(chan struct{})},
+		{barrier: make(chan error, 1)},
 		{u: messageChunk(&b, "13")},
 	}
 	var out bytes.Buffer

@@ -2,12 +2,15 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge/internal/ordered"
 )
 
 // outboxMaxWrite bounds what one write carries, so a backlog is written in
@@ -34,93 +37,52 @@ type outbox struct {
 	w       io.Writer // shared with the SDK's connection; one Write is one or more whole messages
 	log     *slog.Logger
 
-	mu     sync.Mutex
-	items  []outItem
-	closed bool
-	wake   chan struct{}
-	done   chan struct{}
+	q    *ordered.Queue[outItem]
+	done <-chan struct{} // closed once closed and everything queued is written
+
+	// werr is the first write error since the last flush point; only the
+	// queue's goroutine touches it.
+	werr error
 }
 
 // outItem is an update to send, or (barrier set) a flush point.
 type outItem struct {
-	u       acp.SessionUpdate
-	barrier chan struct{} // closed once everything before it is written
+	u acp.SessionUpdate
+	// barrier receives the outcome of writing everything before it: nil,
+	// or the first write error since the previous flush point. Buffered, so
+	// a flush that gave up never blocks the writer.
+	barrier chan error
 }
 
 func newOutbox(session acp.SessionId, w io.Writer, log *slog.Logger) *outbox {
-	o := &outbox{session: session, w: w, log: log, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go o.run()
+	o := &outbox{session: session, w: w, log: log}
+	var (
+		buf   []byte
+		texts []string
+	)
+	o.q = ordered.New(func(batch []outItem) { buf, texts = o.write(batch, buf[:0], texts) })
+	o.done = o.q.Done()
 	return o
 }
 
 // push queues u and reports false when the outbox is closed.
 func (o *outbox) push(u acp.SessionUpdate) bool {
-	return o.add(outItem{u: u})
+	return o.q.Push(outItem{u: u})
 }
 
-func (o *outbox) add(it outItem) bool {
-	o.mu.Lock()
-	if o.closed {
-		o.mu.Unlock()
-		return false
-	}
-	o.items = append(o.items, it)
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-// flush waits until everything pushed before it has been written.
+// flush waits until everything pushed before it has been written, and
+// reports a write that failed since the previous flush.
 func (o *outbox) flush(ctx context.Context) error {
-	written := make(chan struct{})
-	if !o.add(outItem{barrier: written}) {
-		// Closed: run writes what was queued before closing, then exits.
-		written = o.done
+	reached := make(chan error, 1)
+	if err := o.q.Flush(ctx, outItem{barrier: reached}, reached); err != nil {
+		return fmt.Errorf("send session updates: %w", err)
 	}
-	select {
-	case <-written:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil
 }
 
 // close stops the outbox once what is already queued has been written. It
 // does not wait; <-o.done does.
-func (o *outbox) close() {
-	o.mu.Lock()
-	o.closed = true
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (o *outbox) run() {
-	defer close(o.done)
-	var (
-		batch []outItem
-		buf   []byte
-		texts []string
-	)
-	for range o.wake {
-		o.mu.Lock()
-		batch, o.items = o.items, batch[:0]
-		closed := o.closed
-		o.mu.Unlock()
-		buf, texts = o.write(batch, buf[:0], texts)
-		clear(batch) // drop the updates' memory
-		// closed was read together with the swap, and nothing is queued
-		// once closed, so nothing is left behind.
-		if closed {
-			return
-		}
-	}
-}
+func (o *outbox) close() { o.q.Close() }
 
 // write encodes batch and writes it, merging runs of text chunks.
 func (o *outbox) write(batch []outItem, buf []byte, texts []string) ([]byte, []string) {
@@ -128,7 +90,8 @@ func (o *outbox) write(batch []outItem, buf []byte, texts []string) ([]byte, []s
 		it := batch[i]
 		if it.barrier != nil {
 			buf = o.send(buf)
-			close(it.barrier)
+			it.barrier <- o.werr
+			o.werr = nil
 			i++
 			continue
 		}
@@ -185,6 +148,9 @@ func (o *outbox) send(buf []byte) []byte {
 	}
 	if _, err := o.w.Write(buf); err != nil {
 		o.log.Debug("send session updates", "session", o.session, "err", err)
+		if o.werr == nil {
+			o.werr = err
+		}
 	}
 	return buf[:0]
 }
