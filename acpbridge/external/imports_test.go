@@ -1,0 +1,12 @@
+package external
+
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/housetest"
+)
+
+// external is the ACP client: the agent domain and ACP, never the server or the bot.
+func TestImportDirection(t *testing.T) {
+	housetest.Imports(t, "github.com/coder/acp-go-sdk", "github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/acpbridge/internal/...")
+}
