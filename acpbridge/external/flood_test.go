@@ -36,6 +36,10 @@ func TestMain(m *testing.M) {
 		runTrickle(path)
 		os.Exit(0)
 	}
+	if os.Getenv(echoAgentEnv) != "" {
+		runEchoAgent()
+		os.Exit(0)
+	}
 	if v := os.Getenv(floodAgentEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {

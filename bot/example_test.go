@@ -1,0 +1,80 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/internal/echoagent"
+	"github.com/wecodex/wecodex/store"
+)
+
+// printChannel is a whole Channel: it prints short replies and each turn's
+// final card, and says when a turn is finished.
+type printChannel struct{ finished chan struct{} }
+
+func (c printChannel) Name() string                { return "print" }
+func (c printChannel) CardOptions() []cards.Option { return nil }
+func (c printChannel) Show(_ context.Context, r bot.Reply) (bool, error) {
+	fmt.Println("reply:", r.Text)
+	return true, nil
+}
+func (c printChannel) Present(bot.Turn) bot.Presenter { return printTurn(c) }
+
+type printTurn printChannel
+
+func (p printTurn) Start(bot.CardControl) {}
+func (p printTurn) Render(c *cards.Card) bot.Snapshot {
+	return c.Body() + " (" + c.Status().String() + ")"
+}
+func (p printTurn) Ended()                              {}
+func (p printTurn) Finish(context.Context, *cards.Card) { close(p.finished) }
+func (p printTurn) Show(_ context.Context, s bot.Snapshot, final bool) {
+	if final {
+		fmt.Println("card:", s)
+	}
+}
+
+// The engine with one channel: the channel hands a message to Receive, and
+// the engine presents the turn back on that channel once Run takes it.
+func ExampleEngine() {
+	ctx := context.Background()
+	log := slog.New(slog.DiscardHandler)
+	st, err := store.Open(ctx, store.Options{}, log) // embedded Redis
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	root, err := os.MkdirTemp("", "wecodex-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(root)
+
+	ch := printChannel{finished: make(chan struct{})}
+	e, err := bot.New(bot.Config{
+		WorkspaceRoot: root,
+		Access:        bot.Access{AllowUsers: []string{"alice"}},
+		Logger:        log,
+	}, st, &echoagent.Agent{}, ch)
+	if err != nil {
+		panic(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(runCtx) }()
+
+	if _, err := e.Receive(ctx, bot.Message{ID: "m1", Conversation: "single:alice", User: "alice",
+		ChatType: bot.ChatSingle, Text: "why is the sky blue?", Channel: ch.Name()}); err != nil {
+		panic(err)
+	}
+	<-ch.finished
+	stop()
+	<-done
+	// Output:
+	// reply: ⏳ Thinking…
+	// card: answer to: why is the sky blue? (done)
+}
