@@ -6,7 +6,9 @@ import (
 	"github.com/wecodex/wecodex/internal/housetest"
 )
 
-// external is the ACP client: the agent domain and ACP, never the server or the bot.
+// external is the ACP client: the agent domain, ACP and the stdlib-only
+// scanning and pacing helpers, never the server or the bot.
 func TestImportDirection(t *testing.T) {
-	housetest.Imports(t, "github.com/coder/acp-go-sdk", "github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/acpbridge/internal/...")
+	housetest.Imports(t, "github.com/coder/acp-go-sdk", "github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/acpbridge/internal/...",
+		"github.com/wecodex/wecodex/internal/jsonscan", "github.com/wecodex/wecodex/internal/readpace")
 }
