@@ -19,7 +19,7 @@ func TestHolderRetakesLeaseLostWithRedis(t *testing.T) {
 	ctx := context.Background()
 	const conv = "c-restart"
 	mustEnqueue(t, s, conv, "one")
-	tok, item, _, _, err := s.TakeTurn(ctx, conv, "replica-a", time.Minute)
+	tok, item, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-a", time.Minute))
 	if err != nil || tok == 0 || string(item) != "one" {
 		t.Fatalf("TakeTurn = %d %q %v", tok, item, err)
 	}
@@ -49,7 +49,7 @@ func TestHolderRetakesLeaseLostWithRedis(t *testing.T) {
 		t.Fatalf("NextTurn = %q %v %v, want released", it, held, err)
 	}
 	mustEnqueue(t, s, conv, "two")
-	next, _, _, _, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	next, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-b", time.Minute))
 	if err != nil || next <= tok {
 		t.Fatalf("TakeTurn after the retake = %d %v, want a token > %d", next, err, tok)
 	}
@@ -69,7 +69,7 @@ func TestLeaseTakenAfterRedisRestartStaysTaken(t *testing.T) {
 	var tok int64
 	for range 3 {
 		var err error
-		if tok, _, _, _, err = s.TakeTurn(ctx, conv, "replica-a", time.Minute); err != nil || tok == 0 {
+		if tok, _, _, _, err = fields(s.TakeTurn(ctx, conv, "replica-a", time.Minute)); err != nil || tok == 0 {
 			t.Fatal(tok, err)
 		}
 		if _, err := s.ReleaseLease(ctx, conv, tok); err != nil {
@@ -77,14 +77,14 @@ func TestLeaseTakenAfterRedisRestartStaysTaken(t *testing.T) {
 		}
 	}
 	mustEnqueue(t, s, conv, "mine")
-	tok, _, _, _, err := s.TakeTurn(ctx, conv, "replica-a", time.Minute)
+	tok, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-a", time.Minute))
 	if err != nil || tok != 4 {
 		t.Fatalf("TakeTurn = %d %v, want token 4", tok, err)
 	}
 
 	r.restartEmpty()
 	mustEnqueue(t, s, conv, "theirs")
-	other, _, _, _, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	other, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-b", time.Minute))
 	if err != nil || other != 1 {
 		t.Fatalf("TakeTurn on the empty Redis = %d %v, want token 1", other, err)
 	}
@@ -119,13 +119,13 @@ func testRetakeLapsedLease(t *testing.T, s *Store) {
 	}{
 		{"untouched", func(string) {}, true},
 		{"orphan finished by another replica", func(conv string) {
-			if _, _, _, orphan, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || orphan == nil {
+			if _, _, _, orphan, err := fields(s.TakeTurn(ctx, conv, "b", time.Minute)); err != nil || orphan == nil {
 				t.Fatalf("TakeTurn = %q %v, want the orphan", orphan, err)
 			}
 		}, false},
 		{"taken by another replica", func(conv string) {
 			mustEnqueue(t, s, conv, "theirs")
-			if tok, _, _, _, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tok == 0 {
+			if tok, _, _, _, err := fields(s.TakeTurn(ctx, conv, "b", time.Minute)); err != nil || tok == 0 {
 				t.Fatal(tok, err)
 			}
 		}, false},
@@ -133,7 +133,7 @@ func testRetakeLapsedLease(t *testing.T, s *Store) {
 		t.Run(tc.name, func(t *testing.T) {
 			conv := "lapse-" + tc.name
 			mustEnqueue(t, s, conv, "mine")
-			tok, _, _, _, err := s.TakeTurn(ctx, conv, "a", 50*time.Millisecond)
+			tok, _, _, _, err := fields(s.TakeTurn(ctx, conv, "a", 50*time.Millisecond))
 			if err != nil || tok == 0 {
 				t.Fatal(tok, err)
 			}
@@ -239,7 +239,7 @@ func testClaimAndEnqueue(t *testing.T, s *Store) {
 	if fmt.Sprintf("%q", q) != `["s1" "s2"]` {
 		t.Fatalf("queue %q", q)
 	}
-	if _, _, _, _, err := s.TakeTurn(ctx, conv, "r", time.Minute); err != nil {
+	if _, _, _, _, err := fields(s.TakeTurn(ctx, conv, "r", time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if rec, ok, pos, leased, err := s.ClaimAndEnqueue(ctx, conv, "u", "m4", "s4", []byte("s4"), 2); err != nil || rec != "s4" || !ok || pos != 2 || !leased {
@@ -283,4 +283,10 @@ func mustEnqueue(t *testing.T, s *Store, conv, item string) {
 	if pos, _, err := s.Enqueue(context.Background(), conv, []byte(item), 10); err != nil || pos == 0 {
 		t.Fatalf("Enqueue(%s) = %d %v", item, pos, err)
 	}
+}
+
+// fields spreads a TakenTurn into token, item, queued, orphan, for the fault
+// tests written against the five-value TakeTurn.
+func fields(t TakenTurn, err error) (int64, []byte, int, []byte, error) {
+	return t.Token, t.Item, t.Queued, t.Orphan, err
 }

@@ -55,7 +55,7 @@ func TestStoreFollowsSentinelFailover(t *testing.T) {
 			t.Fatalf("ClaimAndEnqueue(%s) = %d %v", it, pos, err)
 		}
 	}
-	tok, item, _, _, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tok, item, _, _, err := fields(s.TakeTurn(ctx, conv, "a", time.Minute))
 	if err != nil || string(item) != "one" {
 		t.Fatalf("TakeTurn = %d %q %v", tok, item, err)
 	}
