@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/readpace"
 )
 
 // ErrAppServerExited is wrapped by every error caused by the app-server
@@ -138,7 +139,7 @@ func startConn(ctx context.Context, bin string, config map[string]string, env []
 	if err != nil {
 		return nil, fmt.Errorf("start codex app-server: %w", err)
 	}
-	stdout, stdoutW, err := outputPipe()
+	stdout, stdoutW, err := readpace.Pipe("codex-stdout")
 	if err != nil {
 		return nil, fmt.Errorf("start codex app-server: %w", err)
 	}
@@ -174,7 +175,7 @@ func startConn(ctx context.Context, bin string, config map[string]string, env []
 // readLoop owns stdout: it dispatches every line, then, at EOF, reaps the
 // process and fails every pending call.
 func (c *conn) readLoop(stdout io.ReadCloser) {
-	r := lineReader{r: bufio.NewReaderSize(&pacedReader{r: stdout, sleep: time.Sleep}, 64<<10)}
+	r := lineReader{r: bufio.NewReaderSize(&readpace.Reader{R: stdout}, 64<<10)}
 	for {
 		line, err := r.next()
 		if err != nil {

@@ -3,7 +3,6 @@
 package codex
 
 import (
-	"os"
 	"os/exec"
 	"syscall"
 )
@@ -15,6 +14,3 @@ func killProcessGroup(cmd *exec.Cmd) {
 		_ = cmd.Process.Kill()
 	}
 }
-
-// outputPipe returns a pipe for the app-server's stdout.
-func outputPipe() (r, w *os.File, err error) { return os.Pipe() }

@@ -5,8 +5,8 @@
 // line written meanwhile, and a blocking pipe keeps the runtime's network
 // poller from waking for each line while the reader waits out the pace.
 //
-// It is the external ACP client's copy of what acpbridge/codex measured and
-// does in pace.go and procattr_unix.go (see there for the figures).
+// The Codex bridge (acpbridge/codex) and the external ACP client
+// (acpbridge/external) both read their agent's stdout through it.
 package readpace
 
 import (
