@@ -49,7 +49,11 @@ func TestIdleThreadsUnloadedSoAppServerDoesNotGrow(t *testing.T) {
 	}
 	t.Logf("app-server after 10/40/80 conversations: open files %d/%d/%d, RSS %d/%d/%d KiB",
 		at[10].fds, at[40].fds, at[80].fds, at[10].rss, at[40].rss, at[80].rss)
-	if at[80].fds > at[10].fds+4 {
+	// A thread that stays loaded costs about two files, so a leak shows as
+	// +140 over these 70 conversations; pooled connections to the model and
+	// files Codex is still closing move the count by a few (59 → 64 seen at
+	// load 20), which is not growth.
+	if at[80].fds > at[10].fds+16 {
 		t.Fatalf("open files grew from %d after 10 conversations to %d after 80", at[10].fds, at[80].fds)
 	}
 
