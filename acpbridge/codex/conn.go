@@ -198,10 +198,13 @@ func (c *conn) readLoop(stdout io.ReadCloser) {
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	for _, ch := range pending {
-		ch <- callResult{err: c.exitErr}
-	}
+	// done closes before the pending calls learn of the exit: a caller that
+	// retries at once (a turn the watchdog's kill cut off) must find this
+	// connection gone and start a new one, not be handed this one again.
 	close(c.done)
+	for _, ch := range pending {
+		ch <- callResult{err: c.exitErr} // buffered: never blocks
+	}
 }
 
 func (c *conn) dispatch(line []byte) {
