@@ -27,11 +27,29 @@ type Agent interface {
 	// Prompt runs one turn and returns when it ends. Updates stream into sink
 	// while it runs. A turn that fails returns an error carrying the agent's
 	// message; a cancelled turn returns acp.StopReasonCancelled and no error.
-	Prompt(ctx context.Context, id acp.SessionId, text string, sink Sink) (acp.StopReason, error)
+	Prompt(ctx context.Context, id acp.SessionId, p Prompt, sink Sink) (acp.StopReason, error)
 	// Cancel asks the running turn of the session to stop; Prompt then returns.
 	Cancel(ctx context.Context, id acp.SessionId) error
 	// Close stops the agent and every process it owns.
 	Close() error
+}
+
+// Prompt is what the user sends for one turn: the text, and the pictures
+// that came with it, each already saved as a file the agent may read.
+type Prompt struct {
+	Text   string
+	Images []Image
+}
+
+// TextPrompt is a prompt of text alone.
+func TextPrompt(text string) Prompt { return Prompt{Text: text} }
+
+// Image is a picture saved on the agent's machine.
+type Image struct {
+	// Path is the file's absolute path, inside the conversation's workspace.
+	Path string
+	// MIME is its media type (image/png, image/jpeg, image/gif, image/webp).
+	MIME string
 }
 
 // Sink receives what a turn produces. Implementations must not block: they are

@@ -103,7 +103,8 @@ func (a *echoAgent) NewSession(context.Context, string) (acp.SessionId, error) {
 func (a *echoAgent) LoadSession(context.Context, acp.SessionId, string, acpbridge.Sink) error {
 	return acpbridge.ErrLoadUnsupported
 }
-func (a *echoAgent) Prompt(_ context.Context, _ acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+func (a *echoAgent) Prompt(_ context.Context, _ acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	text := p.Text
 	sink.Update(acp.UpdateAgentMessageText("answer to: " + text))
 	return acp.StopReasonEndTurn, nil
 }

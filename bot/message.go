@@ -32,6 +32,12 @@ type Message struct {
 	Text string
 	// ChatType is single or group.
 	ChatType ChatType
+	// Quote is the text of the message this one quotes, for the agent as
+	// context of the prompt; "" when it quotes nothing.
+	Quote string
+	// Attachments are the files (pictures, files, videos) the message
+	// brought, already fetched by the channel.
+	Attachments []Attachment
 	// Channel is the Name of the channel the message came on; its turn is
 	// presented there.
 	Channel string

@@ -210,7 +210,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 		}
 	}()
 	log.Info("turn started", "session", sid, "waited", time.Since(time.UnixMilli(q.Received)).Round(time.Millisecond).String())
-	stop, err := r.agent.Prompt(ctx, sid, q.Text, sink)
+	stop, err := r.agent.Prompt(ctx, sid, acpbridge.TextPrompt(q.Text), sink)
 	close(done)
 	<-cancelled
 	if r.settle != nil {

@@ -276,7 +276,8 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 }
 
 // Prompt runs one turn on the session's thread.
-func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	text := p.Text
 	th := a.threadFor(string(id))
 	if err := th.acquire(ctx); err != nil {
 		return acp.StopReasonCancelled, err

@@ -9,6 +9,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -68,7 +69,7 @@ func stallReadLoop(t *testing.T, ctx context.Context, a *Agent, cwd string) (rel
 	s := newStallingSink()
 	res := make(chan error, 1)
 	go func() {
-		_, err := a.Prompt(ctx, id, "stall the reader", s)
+		_, err := a.Prompt(ctx, id, acpbridge.TextPrompt("stall the reader"), s)
 		res <- err
 	}()
 	select {

@@ -51,7 +51,7 @@ func TestUnreachableProviderFailsTheTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	_, err = a.Prompt(ctx, id, "hello", rec)
+	_, err = a.Prompt(ctx, id, acpbridge.TextPrompt("hello"), rec)
 	const want = "codex could not reach the model provider (2 attempts): Connection failed: error sending request"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Prompt error = %v, want %q", err, want)
@@ -66,7 +66,7 @@ func TestUnreachableProviderFailsTheTurn(t *testing.T) {
 	// The thread is free again: a second turn fails the same way, not
 	// "busy", and the admin warning was not put on either card.
 	rec = &recorder{}
-	if _, err = a.Prompt(ctx, id, "again", rec); err == nil || err.Error() != want {
+	if _, err = a.Prompt(ctx, id, acpbridge.TextPrompt("again"), rec); err == nil || err.Error() != want {
 		t.Fatalf("second Prompt error = %v, want %q", err, want)
 	}
 	if len(rec.noticeLines()) != 1 {
@@ -93,7 +93,7 @@ func TestUnauthorizedProviderFailsAsNotAuthenticated(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	_, err = a.Prompt(ctx, id, "hello", rec)
+	_, err = a.Prompt(ctx, id, acpbridge.TextPrompt("hello"), rec)
 	want := "unexpected status 401 Unauthorized: Incorrect API key provided., url: " + refuse.URL + "/v1/responses"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Prompt error = %v, want %q", err, want)

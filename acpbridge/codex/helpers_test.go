@@ -201,7 +201,7 @@ func testCtx(t *testing.T) context.Context {
 func prompt(t *testing.T, ctx context.Context, a *Agent, id acp.SessionId, text string) (*recorder, acp.StopReason) {
 	t.Helper()
 	rec := &recorder{}
-	stop, err := a.Prompt(ctx, id, text, rec)
+	stop, err := a.Prompt(ctx, id, acpbridge.TextPrompt(text), rec)
 	if err != nil {
 		t.Fatalf("Prompt(%q): %v", text, err)
 	}

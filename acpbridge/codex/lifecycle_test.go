@@ -9,6 +9,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
@@ -41,7 +42,7 @@ func promptAsync(ctx context.Context, a *Agent, id acp.SessionId, text string) <
 	ch := make(chan promptResult, 1)
 	go func() {
 		rec := &recorder{}
-		stop, err := a.Prompt(ctx, id, text, rec)
+		stop, err := a.Prompt(ctx, id, acpbridge.TextPrompt(text), rec)
 		ch <- promptResult{rec, stop, err}
 	}()
 	return ch

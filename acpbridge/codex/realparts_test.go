@@ -17,6 +17,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -41,7 +42,7 @@ func (r *chunkSignal) Update(u acp.SessionUpdate) {
 func promptInto(ctx context.Context, a *Agent, id acp.SessionId, text string, rec *chunkSignal) <-chan promptResult {
 	ch := make(chan promptResult, 1)
 	go func() {
-		stop, err := a.Prompt(ctx, id, text, rec)
+		stop, err := a.Prompt(ctx, id, acpbridge.TextPrompt(text), rec)
 		ch <- promptResult{&rec.recorder, stop, err}
 	}()
 	return ch

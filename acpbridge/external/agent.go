@@ -342,7 +342,8 @@ func (a *Agent) release(s *extSession) {
 }
 
 // Prompt implements Agent.
-func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, prompt acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	text := prompt.Text
 	a.mu.Lock()
 	s := a.sessions[id]
 	switch {

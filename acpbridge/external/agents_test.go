@@ -168,7 +168,7 @@ func TestRealAgentsRouteByPhase(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := &recorder{}
-			reason, err := a.Prompt(ctx, id, "What is in this directory?", rec)
+			reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 			if err != nil || reason != acp.StopReasonEndTurn {
 				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.lines())
 			}
@@ -256,7 +256,7 @@ func checkApproval(t *testing.T, agent realAgent, decision string) {
 		wantReason, wantAnswer, wantRequests = acp.StopReasonEndTurn, []string{"message: Done."}, 2
 	}
 	rec := &recorder{}
-	reason, err := a.Prompt(ctx, id, "Create approved.txt", rec)
+	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Create approved.txt"), rec)
 	if err != nil || reason != wantReason {
 		t.Fatalf("prompt = %q, %v, want %q; updates %q", reason, err, wantReason, rec.lines())
 	}
@@ -303,7 +303,7 @@ func TestRealAgentsLongAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := &recorder{}
-			if _, err := a.Prompt(ctx, id, "Write the long answer.", rec); err != nil {
+			if _, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Write the long answer."), rec); err != nil {
 				t.Fatal(err)
 			}
 			got := rec.lines("message")

@@ -126,7 +126,7 @@ func TestCodexACP260(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := &recorder{}
-			reason, err := a.Prompt(ctx, id, "What is in this directory?", rec)
+			reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 			if err != nil {
 				t.Fatalf("prompt: %v\nupdates: %q", err, rec.lines())
 			}

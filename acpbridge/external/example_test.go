@@ -46,7 +46,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	stop, err := a.Prompt(ctx, id, "why is the sky blue?", printSink{})
+	stop, err := a.Prompt(ctx, id, acpbridge.TextPrompt("why is the sky blue?"), printSink{})
 	if err != nil {
 		panic(err)
 	}

@@ -238,7 +238,7 @@ func TestExternalAgentFloodWhileHandlerStalls(t *testing.T) {
 		t.Stop()
 		a.mu.Unlock()
 	}
-	reason, err := a.Prompt(ctx, id, "flood", sink)
+	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("flood"), sink)
 	if err != nil {
 		t.Fatalf("prompt: %v", err)
 	}

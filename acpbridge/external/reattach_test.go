@@ -11,6 +11,7 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // TestExternalAgentCancelWhileReattaching: after the agent process died, the
@@ -55,7 +56,7 @@ func TestExternalAgentCancelWhileReattaching(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := a.Prompt(ctx, id, "flood", sink)
+		r, err := a.Prompt(ctx, id, acpbridge.TextPrompt("flood"), sink)
 		done <- result{r, err}
 	}()
 	// Opening the FIFO to write returns once the new agent's session/load

@@ -36,7 +36,8 @@ func (a *turnAgent) LoadSession(_ context.Context, id acp.SessionId, _ string, s
 	return nil
 }
 
-func (a *turnAgent) Prompt(ctx context.Context, id acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+func (a *turnAgent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	text := p.Text
 	defer func() { a.returned <- struct{}{} }()
 	sink.Update(acpbridge.AgentText(acpbridge.PhaseCommentary, "m2", "Looking at "+text))
 	sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "model metadata missing"})

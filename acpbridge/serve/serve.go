@@ -189,7 +189,7 @@ func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptR
 		}
 	})
 	defer stop()
-	reason, err := s.agent.Prompt(s.ctx, req.SessionId, promptText(req.Prompt), s.sink(q))
+	reason, err := s.agent.Prompt(s.ctx, req.SessionId, acpbridge.TextPrompt(promptText(req.Prompt)), s.sink(q))
 	if ferr := q.flush(s.ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("send turn updates: %w", ferr)
 	}

@@ -145,7 +145,7 @@ func TestWecodexCodexACP(t *testing.T) {
 	rec := &recorder{}
 	out := &toolOutput{id: "call_1", want: "hello-from-exec\n"}
 	rec.onUpdate = out.apply
-	reason, err := a.Prompt(ctx, id, "What is in this directory?", rec)
+	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 	if err != nil {
 		t.Fatalf("prompt: %v\nupdates: %q", err, rec.lines())
 	}
@@ -177,7 +177,7 @@ func TestWecodexCodexACP(t *testing.T) {
 
 	// A message without a phase is answer text.
 	rec2 := &recorder{}
-	if _, err := a.Prompt(ctx, id, "And now?", rec2); err != nil {
+	if _, err := a.Prompt(ctx, id, acpbridge.TextPrompt("And now?"), rec2); err != nil {
 		t.Fatalf("second prompt: %v", err)
 	}
 	if got, want := answerKinds(rec2), []string{"message: Second answer."}; !equal(got, want) {
@@ -239,7 +239,7 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := a.Prompt(ctx, id, "Do the first task", rec)
+		r, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the first task"), rec)
 		done <- result{r, err}
 	}()
 	waitFor(t, ctx, gate.Reached(), "the model stream to reach the gate")
@@ -259,7 +259,7 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 	}
 
 	rec2 := &recorder{}
-	reason, err := a.Prompt(ctx, id, "Do the second task", rec2)
+	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the second task"), rec2)
 	if err != nil {
 		t.Fatalf("prompt after restart: %v", err)
 	}
@@ -300,7 +300,7 @@ func TestExternalAgentHang(t *testing.T) {
 	rec := &recorder{}
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.Prompt(ctx, id, "Do the first task", rec)
+		_, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the first task"), rec)
 		done <- err
 	}()
 	waitFor(t, ctx, gate.Reached(), "the model stream to reach the gate")
@@ -319,7 +319,7 @@ func TestExternalAgentHang(t *testing.T) {
 	}
 
 	rec2 := &recorder{}
-	if _, err := a.Prompt(ctx, id, "Do the second task", rec2); err != nil {
+	if _, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the second task"), rec2); err != nil {
 		t.Fatalf("prompt after restart: %v", err)
 	}
 	want := []string{
@@ -365,7 +365,7 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := a.Prompt(ctx, id, "Touch it", rec)
+		r, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Touch it"), rec)
 		done <- result{r, err}
 	}()
 	var req acp.RequestPermissionRequest

@@ -207,7 +207,7 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 	defer rss.stop()
 	var got collector
 	before := selfCPU()
-	if _, err := agent.Prompt(ctx, id, "Write the long answer.", &got); err != nil {
+	if _, err := agent.Prompt(ctx, id, acpbridge.TextPrompt("Write the long answer."), &got); err != nil {
 		return sample{}, err
 	}
 	client := selfCPU() - before

@@ -67,7 +67,7 @@ func measureScale(b *bridge, workspace, answer string, n int) (scaleRun, error) 
 		go func() {
 			defer wg.Done()
 			got := &timedCollector{start: start}
-			if _, err := agent.Prompt(ctx, id, "Write the long answer.", got); err != nil {
+			if _, err := agent.Prompt(ctx, id, acpbridge.TextPrompt("Write the long answer."), got); err != nil {
 				errs[i] = err
 				return
 			}

@@ -35,7 +35,8 @@ func (a *Agent) LoadSession(context.Context, acp.SessionId, string, acpbridge.Si
 }
 
 // Prompt sends a thought, then the answer, and ends the turn.
-func (a *Agent) Prompt(_ context.Context, _ acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+func (a *Agent) Prompt(_ context.Context, _ acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	text := p.Text
 	sink.Update(acp.UpdateAgentThoughtText("Reading the question."))
 	sink.Update(acp.UpdateAgentMessageText("answer to: " + text))
 	return acp.StopReasonEndTurn, nil

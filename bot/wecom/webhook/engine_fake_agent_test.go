@@ -82,7 +82,8 @@ func (f *fakeAgent) gate(name string) chan struct{} {
 
 func (f *fakeAgent) release(name string) { close(f.gate(name)) }
 
-func (f *fakeAgent) Prompt(ctx context.Context, id acp.SessionId, text string, sink acpbridge.Sink) (acp.StopReason, error) {
+func (f *fakeAgent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	text := p.Text
 	f.mu.Lock()
 	if !f.sessions[id] {
 		f.mu.Unlock()
