@@ -26,19 +26,27 @@ type Observer interface {
 	// on this replica; 0 once this replica stops running conv.
 	QueueDepth(conv string, waiting int)
 	// Callback is one platform callback a channel answered: result is
-	// "ok", "rejected" (the platform or a stranger sent something we
-	// refuse) or "error" (we failed).
+	// CallbackOK, CallbackRejected (the platform or a stranger sent
+	// something we refuse) or CallbackError (we failed).
 	Callback(channel, result string, d time.Duration)
 	// AgentRestarted is called when the agent process is started again
 	// after its first start (it died, hung, or was killed).
 	AgentRestarted()
 	// RedisError counts one failed store operation (op is the command).
 	RedisError(op string)
-	// LongConnConnected says whether the long connection is up.
+	// LongConnConnected says whether this replica's long connection is
+	// up: subscribed, which only the replica holding the lease ever is.
 	LongConnConnected(up bool)
 	// Approval counts one permission decision ("allow", "deny", ...).
 	Approval(decision string)
 }
+
+// The results of Observer.Callback.
+const (
+	CallbackOK       = "ok"
+	CallbackRejected = "rejected"
+	CallbackError    = "error"
+)
 
 // NopObserver ignores everything.
 type NopObserver struct{}

@@ -17,20 +17,15 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// serverDeps is everything the HTTP handler is built from. Later channels
-// (the WeCom webhooks, the playground) add their dependencies here and their
-// routes in newHandler.
+// serverDeps is everything the HTTP handler is built from.
 type serverDeps struct {
 	Config   *configs.Config
 	Redis    pinger
 	LookPath func(file string) (string, error) // exec.LookPath
 	Log      *slog.Logger
-	// AIBot is the AI-bot webhook endpoint, mounted at wecom.aibot.path;
-	// nil when the webhook is not configured.
-	AIBot http.Handler
-	// LongConn reports the AI bot's long connection (ready, and where it
-	// stands in words); nil when the bot is not in longconn mode.
-	LongConn func() (bool, string)
+	// Channels are the configured channels: each endpoint is mounted at
+	// its path, and /readyz lists each one's state.
+	Channels []*channel
 	// Metrics serves GET /metrics on this listener; nil when metrics.addr
 	// serves it on a listener of its own.
 	Metrics http.Handler
@@ -46,10 +41,12 @@ type serverDeps struct {
 // need the listener's address (the playground) can be added once it listens.
 func newHandler(d serverDeps) *http.ServeMux {
 	mux := http.NewServeMux()
-	if d.AIBot != nil {
-		// GET for the URL check, POST for callbacks; the handler answers any
-		// other method itself.
-		mux.Handle(d.Config.WeCom.AIBot.Path, d.AIBot)
+	for _, ch := range d.Channels {
+		if ch.handler != nil {
+			// Every method: a channel's endpoint answers the ones it does
+			// not take itself (the AI bot: GET URL check, POST callbacks).
+			mux.Handle(ch.path, ch.handler)
+		}
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -66,8 +63,9 @@ func newHandler(d serverDeps) *http.ServeMux {
 // gets an answer even when Redis hangs.
 const readinessTimeout = 2 * time.Second
 
-// readiness answers /readyz: 200 when Redis answers and the agent's executable
-// is found, else 503 naming each problem and what to do.
+// readiness answers /readyz: 200 when Redis answers, the agent's executable
+// is found and every channel is ready, else 503 naming each problem and what
+// to do.
 type readiness struct {
 	deps     serverDeps
 	notReady atomic.Bool // last answer, so only changes are logged
@@ -84,8 +82,9 @@ type readyzBody struct {
 }
 
 func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	problems, redisErr := h.check(r.Context())
-	body := readyzBody{Ready: len(problems) == 0, Problems: problems, Channels: h.channels()}
+	channels, down := h.channels()
+	problems, redisErr := h.check(r.Context(), down)
+	body := readyzBody{Ready: len(problems) == 0, Problems: problems, Channels: channels}
 	if h.deps.AgentWarnings != nil {
 		body.AgentWarnings = h.deps.AgentWarnings()
 	}
@@ -108,9 +107,10 @@ func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-// check returns each problem in an admin's words, and the Redis driver's
-// error (for the log) when the ping failed.
-func (h *readiness) check(ctx context.Context) (map[string]string, error) {
+// check returns each problem in an admin's words (down: the channels not
+// ready, with their states), and the Redis driver's error (for the log) when
+// the ping failed.
+func (h *readiness) check(ctx context.Context, down map[string]string) (map[string]string, error) {
 	problems := map[string]string{}
 	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
 	defer cancel()
@@ -124,10 +124,8 @@ func (h *readiness) check(ctx context.Context) (map[string]string, error) {
 	if h.deps.Draining != nil && h.deps.Draining() {
 		problems["draining"] = "this server is shutting down: it finishes its running turns and takes no new ones; the other replicas take its messages"
 	}
-	if h.deps.LongConn != nil {
-		if ready, status := h.deps.LongConn(); !ready {
-			problems["wecom_aibot"] = "long connection " + status
-		}
+	for name, state := range down {
+		problems[name] = state
 	}
 	if len(problems) == 0 {
 		return nil, nil
@@ -147,18 +145,19 @@ func (h *readiness) redisProblem() string {
 		"and that Redis is running and reachable from here (the log has the error)"
 }
 
-// channels describes each channel: "off", or where WeCom reaches it.
-func (h *readiness) channels() map[string]string {
-	cfg := h.deps.Config
-	aibot := "off"
-	switch {
-	case h.deps.AIBot != nil:
-		aibot = "webhook " + cfg.WeCom.AIBot.Path
-	case h.deps.LongConn != nil:
-		_, status := h.deps.LongConn()
-		aibot = "longconn " + status
+// channels says where each configured channel stands, by name, and which
+// of them are not ready. The AI bot, the bot's first channel, is listed as
+// "off" when it is not configured, so a probe always finds it.
+func (h *readiness) channels() (states, down map[string]string) {
+	states, down = map[string]string{aibotName: "off"}, map[string]string{}
+	for _, ch := range h.deps.Channels {
+		ready, state := ch.status()
+		states[ch.name] = state
+		if !ready {
+			down[ch.name] = state
+		}
 	}
-	return map[string]string{"wecom_aibot": aibot}
+	return states, down
 }
 
 // agentProblem says why the configured agent's executable cannot be started,

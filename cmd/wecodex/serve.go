@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/store"
@@ -52,7 +51,7 @@ const (
 )
 
 // serve runs the HTTP server until sd.drain ends, then drains the engine
-// (see aibot.drain) while still answering callbacks, and shuts down.
+// (see engine.drain) while still answering callbacks, and shuts down.
 func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 	ctx := sd.drain
 	cfg, err := withPlaygroundCredentials(cfg, log)
@@ -107,24 +106,23 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		}
 		defer stopInternal()
 	}
-	var channel *aibot
-	if cfg.AIBotWebhook() || longConnMode(cfg) {
-		channel, err = startAIBot(ctx, cfg, st, tel.obs, log)
+	replica := replicaID()
+	chans, err := configuredChannels(cfg, channelEnv{Store: st, Replica: replica, Obs: tel.obs, Log: log})
+	if err != nil {
+		return err
+	}
+	deps.Channels = chans
+	var eng *engine
+	// With no channel configured nobody can reach an engine: none runs.
+	if len(chans) > 0 {
+		eng, err = startEngine(ctx, cfg, st, replica, chans, tel.obs, log)
 		if err != nil {
 			return err
 		}
 		// Stopped after the HTTP server, so in-flight callbacks still reach
 		// a running engine.
-		defer channel.stop()
-		if channel.handler != nil {
-			deps.AIBot = observeCallbacks(webhook.Name, tel.obs, channel.handler)
-		}
-		if channel.longconn != nil {
-			deps.LongConn = channel.longconn.Status
-		}
-		if w, ok := channel.agent.(interface{ Warnings() []string }); ok {
-			deps.AgentWarnings = w.Warnings
-		}
+		defer eng.stop()
+		deps.AgentWarnings = eng.warnings()
 	}
 	handler := newHandler(deps)
 
@@ -140,7 +138,7 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		return err
 	}
 	mounted = true
-	// Deferred after channel.stop, so it runs before it: the playground's
+	// Deferred after eng.stop, so it runs before it: the playground's
 	// streams stop following before the engine goes away.
 	defer func() {
 		if err := stopPlayground(); err != nil {
@@ -166,8 +164,8 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 	}
 	// Callbacks that still arrive while the turns finish are answered and
 	// queued for the other replicas.
-	if channel != nil {
-		channel.drain(sd.now, cfg.Server.DrainTimeout)
+	if eng != nil {
+		eng.drain(sd.now, cfg.Server.DrainTimeout)
 	}
 
 	log.Info("shutting down", "timeout", shutdownTimeout.String())

@@ -99,11 +99,11 @@ func observeCallbacks(channel string, obs bot.Observer, h http.Handler) http.Han
 func callbackResult(status int) string {
 	switch {
 	case status < 400:
-		return "ok"
+		return bot.CallbackOK
 	case status < 500:
-		return "rejected"
+		return bot.CallbackRejected
 	}
-	return "error"
+	return bot.CallbackError
 }
 
 // statusWriter remembers the status code written through it.

@@ -66,13 +66,13 @@ func askCard(a bot.ApprovalAsk) map[string]any {
 // aibot_respond_update_msg within WeCom's 5 s: the replacement card says
 // the outcome and who decided. A refusal replaces the card for the clicker
 // only, so the requester keeps the buttons.
-func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) {
+func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
 	rest, ok := strings.CutPrefix(cb.EventKey, keyPrefix)
 	idText, verb, _ := strings.Cut(rest, ":")
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if !ok || err != nil || id <= 0 {
 		c.log.Info("card click ignored: not an approval button", "user", cb.UserID)
-		return
+		return bot.CallbackRejected
 	}
 	conv := bot.ConversationKey(bot.ChatSingle, cb.UserID)
 	if cb.ChatType == "group" {
@@ -83,7 +83,7 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) {
 		r, err := d.Decide(ctx, conv, cb.UserID, id, v)
 		if err != nil {
 			c.log.Error("decide from a card click", "conv", conv, "approval", id, "err", err)
-			return // unanswered: WeCom keeps the buttons, and a retry can work
+			return bot.CallbackError // unanswered: WeCom keeps the buttons, and a retry can work
 		}
 		title, text, onlyClicker = outcomeTitle(r), r.Text, r.Outcome == bot.NotYours
 	}
@@ -103,7 +103,9 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) {
 	}
 	if _, err := c.conn.Request(ctx, CmdUpdate, cb.ReqID, body); err != nil {
 		c.log.Warn("answer a card click", "conv", conv, "approval", id, "err", err)
+		return bot.CallbackError
 	}
+	return bot.CallbackOK
 }
 
 // outcomeTitle is the replacement card's title (WeCom shows about 26

@@ -82,28 +82,35 @@ func (c *Channel) Present(t bot.Turn) bot.Presenter {
 // Callbacks returns the function for Options.OnCallback that hands message
 // callbacks to in.
 func (c *Channel) Callbacks(in Intake) func(context.Context, Frame) {
-	return func(ctx context.Context, f Frame) { c.receive(ctx, in, f) }
+	h := c.Handler(in)
+	return func(ctx context.Context, f Frame) { h(ctx, f) }
 }
 
-func (c *Channel) receive(ctx context.Context, in Intake, f Frame) {
+// Handler is Callbacks that also says how each callback went, as
+// bot.Observer.Callback counts it: bot.CallbackOK, bot.CallbackRejected (a
+// callback we drop or cannot understand) or bot.CallbackError (we failed).
+func (c *Channel) Handler(in Intake) func(context.Context, Frame) string {
+	return func(ctx context.Context, f Frame) string { return c.receive(ctx, in, f) }
+}
+
+func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 	cb, err := ParseCallback(f)
 	if errors.Is(err, ErrIgnored) {
 		c.log.Debug("callback ignored", "err", err)
-		return
+		return bot.CallbackRejected
 	}
 	if err != nil {
 		c.log.Warn("callback not understood", "cmd", f.Cmd, "err", err)
-		return
+		return bot.CallbackRejected
 	}
 	if cb.Event == "template_card_event" {
 		if d, ok := in.(Decider); ok {
-			c.click(ctx, d, cb)
-			return
+			return c.click(ctx, d, cb)
 		}
 	}
 	if cb.Event != "" {
 		c.log.Info("event ignored", "event", cb.Event, "user", cb.UserID)
-		return
+		return bot.CallbackOK
 	}
 	chat := bot.ChatSingle
 	key := bot.ConversationKey(bot.ChatSingle, cb.UserID)
@@ -114,7 +121,9 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) {
 		ChatType: chat, Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
 	if _, err := in.Receive(ctx, m); err != nil {
 		c.log.Warn("message not taken", "msgid", cb.MsgID, "err", err)
+		return bot.CallbackError
 	}
+	return bot.CallbackOK
 }
 
 // chatOf is where aibot_send_msg reaches a conversation: its user in a 1:1

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/codex"
+	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/store"
+)
+
+// engineStopTimeout bounds how long shutdown waits for running turns to
+// notice they were cancelled and write their last frame before the agent is
+// closed under them.
+const engineStopTimeout = 20 * time.Second
+
+// engine is this process's one bot engine, the agent it drives and the
+// channels registered on it, running until stop.
+type engine struct {
+	engine *bot.Engine
+	agent  acpbridge.Agent
+	log    *slog.Logger
+
+	stopRun context.CancelFunc
+	runDone chan struct{}
+}
+
+// startEngine builds the agent (agent.kind) and the engine over st with
+// chans registered on it, attaches each channel to the engine, and starts
+// the engine and the channels' connections. Stop it with stop after the HTTP
+// server has shut down.
+func startEngine(ctx context.Context, cfg *configs.Config, st *store.Store, replica string, chans []*channel, obs bot.Observer, log *slog.Logger) (*engine, error) {
+	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
+	if err != nil {
+		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
+	}
+	hook := &permissionHook{ask: cfg.Agent.Approval == configs.ApprovalAsk, policy: acpbridge.Policy(cfg.Agent.Approval)}
+	agent, err := newAgent(ctx, cfg, st, hook.decide, obs.AgentRestarted, log)
+	if err != nil {
+		return nil, err
+	}
+	e, err := bot.New(engineConfig(cfg, root, replica, obs, log), st, agent, botChannels(chans)...)
+	if err != nil {
+		_ = agent.Close()
+		return nil, fmt.Errorf("start bot engine: %w", err)
+	}
+	hook.bind(e)
+	for _, ch := range chans {
+		if ch.attach == nil {
+			continue
+		}
+		if err := ch.attach(e); err != nil {
+			_ = agent.Close()
+			return nil, fmt.Errorf("%s: %w", ch.name, err)
+		}
+	}
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	eng := &engine{engine: e, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{})}
+	go eng.run(runCtx, chans)
+	for _, ch := range chans {
+		log.Info(ch.started, append(ch.startedAttrs, "agent", cfg.Agent.Kind, "replica", replica)...)
+	}
+	return eng, nil
+}
+
+func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, log *slog.Logger) bot.Config {
+	return bot.Config{
+		Replica:         replica,
+		WorkspaceRoot:   root,
+		TurnTimeout:     cfg.Agent.TurnTimeout,
+		ApprovalTimeout: cfg.Agent.ApprovalTimeout,
+		UpdateInterval:  cfg.Cards.UpdateInterval,
+		ProgressStyle:   cfg.Cards.ProgressStyle,
+		Access: bot.Access{
+			AllowUsers: cfg.Access.AllowUsers,
+			AllowChats: cfg.Access.AllowChats,
+			Admins:     cfg.Access.Admins,
+		},
+		Logger:   log,
+		Observer: obs,
+	}
+}
+
+// run runs the engine and the channels' connections until ctx ends; the
+// connections stop (releasing their leases) with the engine.
+func (e *engine) run(ctx context.Context, chans []*channel) {
+	defer close(e.runDone)
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for _, ch := range chans {
+		if ch.run == nil {
+			continue
+		}
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			if err := ch.run(ctx); err != nil {
+				e.log.Error("channel stopped", "channel", ch.name, "err", err)
+			}
+		}()
+	}
+	if err := e.engine.Run(ctx); err != nil {
+		e.log.Error("bot engine stopped", "err", err)
+	}
+}
+
+// permissionHook is the agent's permission callback. The agent needs it
+// before the engine exists, and it reports on the engine's cards: it is bound
+// to the engine right after the engine is built, and a request only ever
+// arrives during a turn the engine runs.
+type permissionHook struct {
+	ask    bool // agent.approval ask: the user decides
+	policy acpbridge.PermissionFunc
+	engine *bot.Engine
+	report acpbridge.PermissionFunc
+}
+
+func (h *permissionHook) bind(e *bot.Engine) {
+	h.engine, h.report = e, e.ReportPermissions(h.policy)
+}
+
+func (h *permissionHook) decide(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	if h.ask {
+		return h.engine.AskPermissions(ctx, req)
+	}
+	return h.report(ctx, req)
+}
+
+// replicaID names this process among the replicas sharing the store, in
+// the engine and in the long connection's holder lease alike.
+func replicaID() string {
+	host, _ := os.Hostname()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// newAgent builds the agent agent.kind names. Codex keeps message phases in
+// the store (its own in-process cache sits in front), so any replica and a
+// restarted app-server still route commentary to the progress section.
+func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms acpbridge.PermissionFunc, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
+	switch cfg.Agent.Kind {
+	case configs.AgentACP:
+		a, err := external.New(ctx, external.Options{
+			Command:       cfg.Agent.ACP.Command,
+			Env:           cfg.Agent.ACP.Env,
+			Permissions:   perms,
+			ClientVersion: version,
+			Log:           log,
+			OnRestart:     restarted,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start agent.acp.command: %w", err)
+		}
+		return a, nil
+	case configs.AgentCodex:
+		c := cfg.Agent.Codex
+		env, err := codexEnv(c)
+		if err != nil {
+			return nil, err
+		}
+		return codex.New(codex.Options{
+			Bin:            c.Bin,
+			Config:         c.Config,
+			Env:            env,
+			Sandbox:        c.Sandbox,
+			ApprovalPolicy: c.ApprovalPolicy,
+			Phases:         st,
+			Permissions:    perms,
+			Logger:         log,
+			OnRestart:      restarted,
+		}), nil
+	default:
+		return nil, fmt.Errorf("agent.kind %q: want codex or acp", cfg.Agent.Kind)
+	}
+}
+
+// drain stops the engine taking turns and waits, up to timeout or until now
+// ends (a second signal), for its running turns to finish.
+func (e *engine) drain(now context.Context, timeout time.Duration) {
+	e.log.Info("draining", "timeout", timeout.String(), "stop_now", "send SIGTERM or SIGINT again")
+	ctx, cancel := context.WithTimeout(now, timeout)
+	defer cancel()
+	switch err := e.engine.Drain(ctx); {
+	case err == nil:
+		e.log.Info("drained")
+	case now.Err() != nil:
+		e.log.Warn("second signal: stopping now; re-queueing the turns still running")
+	default:
+		e.log.Warn("drain timed out; cancelling the turns still running and re-queueing their messages", "timeout", timeout.String())
+	}
+}
+
+// stop ends the engine (turns still running are cancelled and their messages
+// queued again; their cards say so), then closes the agent.
+func (e *engine) stop() {
+	e.stopRun()
+	t := time.NewTimer(engineStopTimeout)
+	defer t.Stop()
+	stopped := true
+	select {
+	case <-e.runDone:
+	case <-t.C:
+		stopped = false
+		e.log.Warn("bot engine did not stop in time; closing the agent under its turns", "timeout", engineStopTimeout.String())
+	}
+	if err := e.agent.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		e.log.Warn("close agent", "err", err)
+	}
+	if !stopped {
+		// Closing the agent ends the turns that ignored the cancel.
+		<-e.runDone
+	}
+}
+
+// warnings is the agent's environment warnings for /readyz, nil when the
+// agent reports none.
+func (e *engine) warnings() func() []string {
+	if w, ok := e.agent.(interface{ Warnings() []string }); ok {
+		return w.Warnings
+	}
+	return nil
+}
