@@ -75,18 +75,6 @@ func DecisionNotice(req acp.RequestPermissionRequest, resp acp.RequestPermission
 	return Notice{Level: level, Text: verb + ": " + title}
 }
 
-// WithDecisionNotices wraps f so every decision it makes is also reported to
-// sink as a DecisionNotice. An Agent implementation wraps its PermissionFunc
-// this way per turn, with the turn's sink, so the user sees what was approved
-// or declined on their behalf.
-func WithDecisionNotices(f PermissionFunc, sink Sink) PermissionFunc {
-	return func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		resp := f(ctx, req)
-		sink.Notice(DecisionNotice(req, resp))
-		return resp
-	}
-}
-
 // Answered makes a response safe to send: acp-go-sdk marshals an outcome with
 // neither variant set as nothing at all, which the peer cannot parse.
 func Answered(resp acp.RequestPermissionResponse) acp.RequestPermissionResponse {

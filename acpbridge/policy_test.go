@@ -69,15 +69,3 @@ func TestDecisionNoticeFallsBackToToolCallID(t *testing.T) {
 		t.Errorf("notice %+v; want %+v", got, want)
 	}
 }
-
-func TestWithDecisionNotices(t *testing.T) {
-	sink := &recorder{}
-	f := acpbridge.WithDecisionNotices(acpbridge.Policy("allow"), sink)
-	resp := f(context.Background(), permissionRequest("rm -rf build", codexOptions))
-	if got := outcome(resp); got != "selected allow" {
-		t.Errorf("outcome %s", got)
-	}
-	if got, want := sink.lines(), []string{"notice info: approved: rm -rf build"}; !equal(got, want) {
-		t.Errorf("sink got %q; want %q", got, want)
-	}
-}
