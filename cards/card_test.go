@@ -66,7 +66,6 @@ func TestStreamStatusLines(t *testing.T) {
 		body   string
 		want   string
 	}{
-		{"queued shows only its place", Queued(3), "", "⏳ Queued (position 3)"},
 		{"waiting for approval", WaitingApproval("Run make\ninstall"), "", "<think>\n⏳ Working…\n</think>\n\n⏸ Waiting for approval: Run make install"},
 		{"cancelled", Finished(acp.StopReasonCancelled, nil), "part", "part\n\n⏹ Cancelled"},
 		{"failed with the error", Finished("", errors.New("codex exited: signal 9")), "", "❌ Failed: codex exited: signal 9"},
@@ -91,8 +90,6 @@ func TestStreamStatusLines(t *testing.T) {
 func TestStatusString(t *testing.T) {
 	tests := map[string]Status{
 		"running":                  Running(),
-		"queued (position 2)":      Queued(2),
-		"queued":                   Queued(0),
 		"waiting for approval":     WaitingApproval("x"),
 		"done":                     Finished(acp.StopReasonEndTurn, nil),
 		"stopped by refusal, done": Finished(acp.StopReasonRefusal, nil),

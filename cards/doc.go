@@ -7,8 +7,9 @@
 // the answer: thought and commentary text grouped by message id, tool calls
 // updated in place by tool call id, the current plan, and notices (warnings,
 // errors, policy decisions). The body holds the answer: agent message text in
-// arrival order. The status says where the turn is (queued, running, waiting
-// for approval, done, cancelled, failed).
+// arrival order. The status says where the turn is (running, waiting for
+// approval, done, cancelled, failed); a message waiting its turn has no card
+// yet (the engine shows its queue position).
 //
 // Renderers are pure functions of a Card. None of them ever drops body text:
 // when a platform limit is reached, the stream renderer says where the current

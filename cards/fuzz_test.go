@@ -77,9 +77,7 @@ func (s *script) op(c *Card) (bodyText string, ok bool) {
 		c.Apply(acp.UpdatePlan(es...))
 	case 8:
 		switch b >> 5 {
-		case 0:
-			c.SetStatus(Queued(int(b & 7)))
-		case 1:
+		case 0, 1:
 			c.SetStatus(WaitingApproval(s.text()))
 		case 2:
 			c.SetStatus(Running())

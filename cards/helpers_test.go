@@ -23,9 +23,8 @@ type event struct {
 		Text  string `json:"text"`
 	} `json:"notice,omitempty"`
 	Status *struct {
-		State    string `json:"state"`
-		Position int    `json:"position"`
-		Detail   string `json:"detail"`
+		State  string `json:"state"`
+		Detail string `json:"detail"`
 	} `json:"status,omitempty"`
 }
 
@@ -60,8 +59,6 @@ func parseState(t testing.TB, s string) State {
 	switch s {
 	case "running":
 		return StateRunning
-	case "queued":
-		return StateQueued
 	case "waiting":
 		return StateWaitingApproval
 	case "done":
@@ -82,7 +79,7 @@ func (e event) applyTo(t testing.TB, c *Card) {
 	case e.Notice != nil:
 		c.Notice(e.Notice.Level, e.Notice.Text)
 	case e.Status != nil:
-		c.SetStatus(Status{State: parseState(t, e.Status.State), Position: e.Status.Position, Detail: e.Status.Detail})
+		c.SetStatus(Status{State: parseState(t, e.Status.State), Detail: e.Status.Detail})
 	}
 }
 

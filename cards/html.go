@@ -134,8 +134,6 @@ func (r *HTMLRenderer) markdown(b *strings.Builder, src string) {
 
 func stateName(s State) string {
 	switch s {
-	case StateQueued:
-		return "queued"
 	case StateWaitingApproval:
 		return "waiting"
 	case StateDone:

@@ -11,8 +11,10 @@ import (
 // time between two frames of a card, so platform rate limits are never hit.
 const DefaultUpdateInterval = 500 * time.Millisecond
 
-// Clock is the time source of a Publisher; tests give it a fake one.
-type Clock interface {
+// clock is the time source of a Publisher: the wall clock, or a test's
+// fake one (publisher_test.go sets it), so coalescing is tested without
+// waiting on real time.
+type clock interface {
 	Now() time.Time
 	// After delivers once d has passed, like time.After.
 	After(d time.Duration) <-chan time.Time
@@ -28,7 +30,7 @@ type PublisherOption func(*publisherConfig)
 
 type publisherConfig struct {
 	interval time.Duration
-	clock    Clock
+	clock    clock
 }
 
 // WithInterval sets the least time between frames (DefaultUpdateInterval).
@@ -39,9 +41,6 @@ func WithInterval(d time.Duration) PublisherOption {
 		}
 	}
 }
-
-// WithClock replaces the wall clock.
-func WithClock(c Clock) PublisherOption { return func(p *publisherConfig) { p.clock = c } }
 
 // Publisher owns a Card for one turn. Callers change the card through it
 // (from any goroutine, never blocking on rendering or sending), and it emits

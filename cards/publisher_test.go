@@ -56,19 +56,22 @@ func (f *fakeClock) Advance(d time.Duration) {
 	f.waiters = kept
 }
 
+// withClock replaces the publisher's wall clock.
+func withClock(c clock) PublisherOption { return func(p *publisherConfig) { p.clock = c } }
+
 type emitted struct {
 	body  string
 	state State
 	final bool
 }
 
-func startPublisher(t *testing.T, clock Clock) (*Publisher[emitted], chan emitted) {
+func startPublisher(t *testing.T, clock clock) (*Publisher[emitted], chan emitted) {
 	t.Helper()
 	frames := make(chan emitted, 100)
 	p := NewPublisher(New(),
 		func(c *Card) emitted { return emitted{body: c.Body(), state: c.Status().State} },
 		func(f emitted, final bool) { f.final = final; frames <- f },
-		WithClock(clock), WithInterval(500*time.Millisecond))
+		withClock(clock), WithInterval(500*time.Millisecond))
 	return p, frames
 }
 
@@ -160,7 +163,7 @@ func TestPublisherNeverBlocksApply(t *testing.T) {
 			bodies = append(bodies, body)
 			mu.Unlock()
 		},
-		WithClock(newFakeClock()))
+		withClock(newFakeClock()))
 	for range 1000 {
 		p.Apply(msg("m", "x"))
 	}

@@ -1,8 +1,6 @@
 package cards
 
 import (
-	"strconv"
-
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -12,7 +10,6 @@ type State int
 const (
 	// StateRunning is the zero value: a new card is for a turn that runs.
 	StateRunning State = iota
-	StateQueued
 	StateWaitingApproval
 	StateDone
 	StateCancelled
@@ -22,8 +19,6 @@ const (
 // Status is a card's state with what qualifies it.
 type Status struct {
 	State State
-	// Position is the 1-based place in the conversation's queue (StateQueued).
-	Position int
 	// Detail is the error text (StateFailed), what waits for approval
 	// (StateWaitingApproval), or the stop reason when a turn ended otherwise
 	// than by end_turn (StateDone).
@@ -35,16 +30,11 @@ func (s Status) Terminal() bool {
 	return s.State == StateDone || s.State == StateCancelled || s.State == StateFailed
 }
 
-// String is the status as the playground shows it: "running", "queued
-// (position 2)", "waiting for approval", "done", "cancelled" or "failed: …".
+// String is the status as the playground shows it: "running", "waiting for
+// approval", "done", "cancelled" or "failed: …".
 // A finished turn's text always ends in "done".
 func (s Status) String() string {
 	switch s.State {
-	case StateQueued:
-		if s.Position > 0 {
-			return "queued (position " + strconv.Itoa(s.Position) + ")"
-		}
-		return "queued"
 	case StateWaitingApproval:
 		return "waiting for approval"
 	case StateDone:
@@ -63,9 +53,6 @@ func (s Status) String() string {
 		return "running"
 	}
 }
-
-// Queued is the status of a turn waiting behind others.
-func Queued(position int) Status { return Status{State: StateQueued, Position: position} }
 
 // Running is the status of a turn under way.
 func Running() Status { return Status{State: StateRunning} }

@@ -115,12 +115,9 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 	}
 	mainLen += len(gap) + len(tail)
 
-	progress := ""
-	if c.status.State != StateQueued {
-		progress = c.progressWithin(limit-wrapper-mainLen, shape)
-		if progress == "" && !c.status.Terminal() {
-			progress = shape.dress(workingPlaceholder)
-		}
+	progress := c.progressWithin(limit-wrapper-mainLen, shape)
+	if progress == "" && !c.status.Terminal() {
+		progress = shape.dress(workingPlaceholder)
 	}
 
 	var b strings.Builder
@@ -190,8 +187,6 @@ func (c *Card) emptyAnswer(max int) string {
 func (c *Card) statusMarkdown() string {
 	s := c.status
 	switch s.State {
-	case StateQueued:
-		return "⏳ " + capitalize(s.String())
 	case StateWaitingApproval:
 		if d := oneLine(s.Detail); d != "" {
 			return "⏸ Waiting for approval: " + truncateRunes(d, 200)
