@@ -61,13 +61,22 @@ func conversationOf(m Message) string {
 }
 
 // StripMention removes the leading "@name" mentions a group chat puts in front
-// of a message addressed to the bot, and the surrounding space. Mentions of
-// other people inside the text are kept. When botName is empty any leading
-// @word is treated as the bot's mention.
+// of a message addressed to the bot ("@Codex /stop" → "/stop"), and the
+// surrounding space. Mentions of other people inside the text are kept. When
+// botName is empty any leading @word is treated as the bot's mention (WeCom
+// does not tell the bot its display name): a name with spaces then loses only
+// its first word, and the rest reads as text, never as a command, which fails
+// safe. WeCom's full-width ＠ and the U+2005 space after a mention count too.
 func StripMention(text, botName string) string {
 	s := strings.TrimSpace(text)
-	for strings.HasPrefix(s, "@") {
-		rest := s[1:]
+	for {
+		rest, ok := strings.CutPrefix(s, "@")
+		if !ok {
+			rest, ok = strings.CutPrefix(s, "＠")
+		}
+		if !ok {
+			break
+		}
 		if botName != "" {
 			if !strings.HasPrefix(rest, botName) {
 				break

@@ -253,7 +253,7 @@ func ParseCallback(plaintext []byte) (Callback, error) {
 	}
 	cb.Text = cb.RawText
 	if cb.ChatType == ChatGroup {
-		cb.Text = StripMention(cb.RawText)
+		cb.Text = bot.StripMention(cb.RawText, "")
 	}
 	if q := w.Quote; q != nil {
 		switch {
@@ -322,18 +322,4 @@ func parseEvent(ev map[string]json.RawMessage) (*Event, error) {
 		out.Detail = d
 	}
 	return out, nil
-}
-
-// StripMention removes a leading "@name" and the whitespace after it, which is
-// how a group message addressed to the bot starts ("@RobotA hello").
-func StripMention(s string) string {
-	t := strings.TrimLeft(s, " \t\n")
-	if !strings.HasPrefix(t, "@") {
-		return s
-	}
-	end := strings.IndexAny(t, " \t\n\u2005\u00a0")
-	if end < 0 {
-		return "" // only the mention
-	}
-	return strings.TrimLeft(t[end:], " \t\n\u2005\u00a0")
 }

@@ -139,23 +139,6 @@ func TestParseCallbackUnsupported(t *testing.T) {
 	}
 }
 
-func TestStripMention(t *testing.T) {
-	for in, want := range map[string]string{
-		"@RobotA hello":        "hello",
-		"@RobotA\u2005hello":   "hello",
-		"  @RobotA  \n hello ": "hello ",
-		"@RobotA":              "",
-		"hello @RobotA":        "hello @RobotA",
-		"":                     "",
-		"/new":                 "/new",
-		"@机器人 /stop":           "/stop",
-	} {
-		if got := StripMention(in); got != want {
-			t.Errorf("StripMention(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestConversationKey(t *testing.T) {
 	if got := (Callback{ChatType: ChatGroup, ChatID: "C", UserID: "u"}).ConversationKey(); got != "group:C" {
 		t.Errorf("group key = %q", got)

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
+
+	"github.com/wecodex/wecodex/bot"
 )
 
 // Inbound is a callback decoded for the engine's intake: a message (Event
@@ -116,23 +117,7 @@ func ParseCallback(f Frame) (Inbound, error) {
 		in.Quote = b.Quote.Text.Content
 	}
 	if in.ChatType == "group" {
-		in.Text = StripMention(in.Text)
+		in.Text = bot.StripMention(in.Text, "")
 	}
 	return in, nil
-}
-
-// StripMention removes the leading @mentions of a group message ("@Codex
-// /stop" → "/stop"). A mention runs to the next space, so a display name
-// with spaces loses only its first word; the rest then reads as text, never
-// as a command, which fails safe.
-func StripMention(text string) string {
-	t := strings.TrimLeftFunc(text, unicode.IsSpace)
-	for strings.HasPrefix(t, "@") || strings.HasPrefix(t, "＠") {
-		i := strings.IndexFunc(t, unicode.IsSpace)
-		if i < 0 {
-			return ""
-		}
-		t = strings.TrimLeftFunc(t[i:], unicode.IsSpace)
-	}
-	return t
 }

@@ -40,21 +40,6 @@ func TestParseCallback(t *testing.T) {
 	}
 }
 
-func TestStripMention(t *testing.T) {
-	for in, want := range map[string]string{
-		"@Codex /stop":      "/stop",
-		" @A @B hello":      "hello",
-		"＠Codex\t/new":      "/new",
-		"@Codex":            "",
-		"no mention @Codex": "no mention @Codex",
-		"":                  "",
-	} {
-		if got := StripMention(in); got != want {
-			t.Errorf("StripMention(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func FuzzDecodeFrame(f *testing.F) {
 	f.Add([]byte(`{"cmd":"aibot_msg_callback","headers":{"req_id":"R"},"body":{"msgid":"m","from":{"userid":"u"},"msgtype":"text","text":{"content":"a\u0001b"}}}`))
 	f.Add([]byte("{\"cmd\":\"aibot_msg_callback\",\"headers\":{\"req_id\":\"R\"},\"body\":{\"text\":{\"content\":\"a\x01\rb\"}}}"))
