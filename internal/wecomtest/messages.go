@@ -6,19 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/wecodex/wecodex/bot/wecom"
 )
-
-// Frame is one stream frame as the bot answered it.
-type Frame = wecom.StreamFrame
 
 // Message is a user message as WeCom would deliver it to the bot.
 type Message struct {
-	MsgID    string         // default: a fresh random id
-	From     string         // the sender's userid; required
-	ChatID   string         // set for a group chat
-	ChatType wecom.ChatType // default: group when ChatID is set, else single
+	MsgID    string   // default: a fresh random id
+	From     string   // the sender's userid; required
+	ChatID   string   // set for a group chat
+	ChatType ChatType // default: group when ChatID is set, else single
 	// MsgType is "text" (default), "voice" (Text is the transcript WeCom
 	// sends) or "mixed" (Items).
 	MsgType string
@@ -88,12 +83,12 @@ func (s *Sim) fill(m Message) (Message, error) {
 		m.MsgID = newMsgID()
 	}
 	if m.ChatType == "" {
-		m.ChatType = wecom.ChatSingle
+		m.ChatType = ChatSingle
 		if m.ChatID != "" {
-			m.ChatType = wecom.ChatGroup
+			m.ChatType = ChatGroup
 		}
 	}
-	if m.ChatType == wecom.ChatGroup && m.ChatID == "" {
+	if m.ChatType == ChatGroup && m.ChatID == "" {
 		return m, errors.New("wecomtest: a group message needs a ChatID")
 	}
 	if m.MsgType == "" {
@@ -185,14 +180,14 @@ func (s *Sim) deliverStream(ctx context.Context, payload []byte, opts []Option) 
 	if d.Plaintext == nil {
 		return Frame{}, ErrNoReply
 	}
-	r, err := wecom.ParseReply(d.Plaintext)
+	r, err := parseReply(d.Plaintext)
 	if err != nil {
 		return Frame{}, fmt.Errorf("wecomtest: bot reply: %w", err)
 	}
 	if r.MsgType != "stream" {
 		return Frame{}, fmt.Errorf("wecomtest: bot replied msgtype %q, want stream", r.MsgType)
 	}
-	if err := r.Stream.Validate(); err != nil {
+	if err := r.Stream.check(); err != nil {
 		return Frame{}, fmt.Errorf("wecomtest: bot reply: %w", err)
 	}
 	return *r.Stream, nil
@@ -210,7 +205,7 @@ func (s *Sim) Refresh(ctx context.Context, streamID string, opts ...Option) (Fra
 	}
 	s.mu.Unlock()
 	if m.ChatType == "" {
-		m.ChatType = wecom.ChatSingle
+		m.ChatType = ChatSingle
 	}
 	cb := jsonCallback{MsgID: newMsgID(), AIBotID: s.cfg.AIBotID, ChatID: m.ChatID, ChatType: string(m.ChatType), MsgType: "stream"}
 	cb.From.UserID = m.From
@@ -279,10 +274,10 @@ func (s *Sim) Follow(ctx context.Context, streamID string, every time.Duration, 
 // SendEvent delivers an event callback (eventtype such as "enter_chat") from
 // a user in a 1:1 chat and returns the decrypted reply, nil when the bot
 // answered with an empty body.
-func (s *Sim) SendEvent(ctx context.Context, from, eventType string, opts ...Option) (*wecom.Reply, error) {
+func (s *Sim) SendEvent(ctx context.Context, from, eventType string, opts ...Option) (*Reply, error) {
 	cb := jsonCallback{
 		MsgID: newMsgID(), CreateTime: s.cfg.Now().Unix(), AIBotID: s.cfg.AIBotID,
-		ChatType: string(wecom.ChatSingle), MsgType: "event",
+		ChatType: string(ChatSingle), MsgType: "event",
 		Event: map[string]any{"eventtype": eventType},
 	}
 	cb.From.UserID = from
@@ -297,7 +292,7 @@ func (s *Sim) SendEvent(ctx context.Context, from, eventType string, opts ...Opt
 	if d.Plaintext == nil {
 		return nil, nil
 	}
-	r, err := wecom.ParseReply(d.Plaintext)
+	r, err := parseReply(d.Plaintext)
 	if err != nil {
 		return nil, fmt.Errorf("send event %s: %w", eventType, err)
 	}

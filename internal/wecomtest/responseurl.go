@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // ResponseURLValidity is how long a response_url accepts its one POST.
@@ -28,7 +26,7 @@ const (
 // Post is one message a bot POSTed to a response_url.
 type Post struct {
 	MsgID    string // the message whose response_url it was
-	Message  wecom.ResponseURLMessage
+	Message  ResponseURLMessage
 	Raw      []byte
 	Accepted bool // false when answered with a non-zero errcode
 	At       time.Time
@@ -173,7 +171,7 @@ func (r *ResponseURLServer) handle(w http.ResponseWriter, req *http.Request) {
 	writeResult(w, errCode, errMsg)
 }
 
-func checkMessage(m wecom.ResponseURLMessage) error {
+func checkMessage(m ResponseURLMessage) error {
 	switch m.MsgType {
 	case "markdown":
 		if m.Markdown == nil {
@@ -191,5 +189,5 @@ func checkMessage(m wecom.ResponseURLMessage) error {
 
 func writeResult(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(wecom.APIResult{ErrCode: code, ErrMsg: msg})
+	_ = json.NewEncoder(w).Encode(apiResult{ErrCode: code, ErrMsg: msg})
 }

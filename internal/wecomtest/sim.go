@@ -19,8 +19,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // WeCom's timing, as documented for the AI bot.
@@ -44,6 +42,9 @@ var (
 	// ErrReplyTimeout means no answer came within the reply timeout, after
 	// every retry.
 	ErrReplyTimeout = errors.New("wecomtest: bot did not answer in time")
+	// ErrReplySignature means the bot's reply was not signed with the
+	// bot's token: WeCom drops such a reply.
+	ErrReplySignature = errors.New("wecomtest: reply msgsignature does not match")
 )
 
 // StatusError is a non-200 answer from the bot.
@@ -78,7 +79,7 @@ type Config struct {
 // Sim is one simulated WeCom AI bot. It is safe for concurrent use.
 type Sim struct {
 	cfg     Config
-	crypter *wecom.Crypter
+	crypter *crypter
 
 	mu      sync.Mutex
 	streams map[string]*streamState
@@ -99,7 +100,7 @@ func New(cfg Config) (*Sim, error) {
 	if cfg.AIBotID == "" {
 		return nil, errors.New("wecomtest: AIBotID is empty")
 	}
-	c, err := wecom.NewCrypter(cfg.Token, cfg.EncodingAESKey, wecom.AIBotReceiveID)
+	c, err := newCrypter(cfg.Token, cfg.EncodingAESKey, aiBotReceiveID)
 	if err != nil {
 		return nil, fmt.Errorf("wecomtest: %w", err)
 	}
@@ -121,9 +122,6 @@ func New(cfg Config) (*Sim, error) {
 	return &Sim{cfg: cfg, crypter: c, streams: map[string]*streamState{}}, nil
 }
 
-// Crypter is the crypto this simulator signs and encrypts with.
-func (s *Sim) Crypter() *wecom.Crypter { return s.crypter }
-
 // VerifyURL performs WeCom's URL check: a signed GET with an encrypted
 // echostr, which the bot must answer with the plaintext within VerifyTimeout.
 func (s *Sim) VerifyURL(ctx context.Context, opts ...Option) error {
@@ -133,12 +131,12 @@ func (s *Sim) VerifyURL(ctx context.Context, opts ...Option) error {
 		return fmt.Errorf("wecomtest: echostr: %w", err)
 	}
 	plain := n.String()
-	echo, err := s.crypter.Encrypt([]byte(plain))
+	echo, err := s.crypter.encrypt([]byte(plain))
 	if err != nil {
 		return fmt.Errorf("wecomtest: %w", err)
 	}
 	q := s.sign(echo, o)
-	q.EchoStr = echo
+	q.echostr = echo
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.VerifyTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.endpoint(q), nil)
@@ -171,7 +169,7 @@ type Delivery struct {
 // encrypted envelope.
 func (s *Sim) Deliver(ctx context.Context, callback []byte, opts ...Option) (*Delivery, error) {
 	o := collect(opts)
-	enc, err := s.crypter.Encrypt(callback)
+	enc, err := s.crypter.encrypt(callback)
 	if err != nil {
 		return nil, fmt.Errorf("wecomtest: %w", err)
 	}
@@ -202,7 +200,7 @@ func (s *Sim) Deliver(ctx context.Context, callback []byte, opts ...Option) (*De
 		if len(bytes.TrimSpace(answer)) == 0 {
 			return d, nil
 		}
-		pt, err := s.crypter.OpenReply(answer)
+		pt, err := s.crypter.openReply(answer)
 		if err != nil {
 			return d, fmt.Errorf("wecomtest: bot reply: %w", err)
 		}
@@ -235,23 +233,31 @@ func (s *Sim) do(req *http.Request) (int, []byte, error) {
 	return resp.StatusCode, b, nil
 }
 
+// query is the signed part of a callback URL.
+type query struct {
+	signature, timestamp, nonce, echostr string
+}
+
 // sign makes the query for an encrypted text, applying tampering options.
-func (s *Sim) sign(encrypted string, o options) wecom.Query {
+func (s *Sim) sign(encrypted string, o options) query {
 	ts := s.cfg.Now().Add(o.timestampOffset).Unix()
-	q := wecom.Query{Timestamp: strconv.FormatInt(ts, 10), Nonce: randomHex(5)}
-	q.Signature = s.crypter.Signature(q.Timestamp, q.Nonce, encrypted)
+	q := query{timestamp: strconv.FormatInt(ts, 10), nonce: randomHex(5)}
+	q.signature = s.crypter.signature(q.timestamp, q.nonce, encrypted)
 	if o.forge {
 		// A signature of the right shape made with a token the bot does not know.
-		q.Signature = wecom.NewNonce() + wecom.NewNonce() + q.Signature[32:]
+		q.signature = randomHex(16) + q.signature[32:]
 	}
 	return q
 }
 
-func (s *Sim) endpoint(q wecom.Query) string {
+func (s *Sim) endpoint(q query) string {
 	u, _ := url.Parse(s.cfg.URL) // checked in New
 	v := u.Query()
-	for k, vals := range q.Values() {
-		v[k] = vals
+	v.Set("msg_signature", q.signature)
+	v.Set("timestamp", q.timestamp)
+	v.Set("nonce", q.nonce)
+	if q.echostr != "" {
+		v.Set("echostr", q.echostr)
 	}
 	u.RawQuery = v.Encode()
 	return u.String()

@@ -291,7 +291,7 @@ func TestBadRepliesAreCaught(t *testing.T) {
 		return []byte(strings.Replace(string(b), `"msgsignature":"`, `"msgsignature":"0`, 1))
 	}
 	_, err := sim.Send(context.Background(), Message{From: "u", Text: "x"})
-	if !errors.Is(err, wecom.ErrSignature) {
+	if !errors.Is(err, ErrReplySignature) {
 		t.Fatalf("badly signed reply: %v", err)
 	}
 	bot.tamper = func([]byte) []byte { return nil }
@@ -359,7 +359,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}{
 		{Config{URL: "not a url", Token: token, EncodingAESKey: aesKey, AIBotID: botID}, `wecomtest: endpoint URL "not a url": parse "not a url": invalid URI for request`},
 		{Config{URL: "http://x/", Token: token, EncodingAESKey: aesKey}, "wecomtest: AIBotID is empty"},
-		{Config{URL: "http://x/", Token: token, EncodingAESKey: "short", AIBotID: botID}, "wecomtest: wecom EncodingAESKey has 5 characters, want 43: copy it again from the WeCom admin console"},
+		{Config{URL: "http://x/", Token: token, EncodingAESKey: "short", AIBotID: botID}, "wecomtest: EncodingAESKey has 5 characters, want 43"},
 	} {
 		if _, err := New(tc.cfg); err == nil || err.Error() != tc.want {
 			t.Errorf("New = %v, want %q", err, tc.want)

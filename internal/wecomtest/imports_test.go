@@ -1,0 +1,15 @@
+package wecomtest
+
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/housetest"
+)
+
+// wecomtest plays WeCom, so it must not share the bot's code: a fake built on
+// the bot's crypto or wire types would agree with the bot's bugs. Its tests
+// may use the bot as the peer; its production files import only the standard
+// library and the WebSocket library the long-connection server speaks with.
+func TestImportsNothingOfWecodex(t *testing.T) {
+	housetest.Imports(t, "github.com/coder/websocket")
+}
