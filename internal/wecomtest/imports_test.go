@@ -1,6 +1,8 @@
 package wecomtest
 
 import (
+	"go/build"
+	"slices"
 	"testing"
 
 	"github.com/wecodex/wecodex/internal/housetest"
@@ -12,4 +14,16 @@ import (
 // library and the WebSocket library the long-connection server speaks with.
 func TestImportsNothingOfWecodex(t *testing.T) {
 	housetest.Imports(t, "github.com/coder/websocket")
+}
+
+// The playground links wecomtest into wecodex serve, where package testing
+// must not be (it registers test flags on the binary).
+func TestDoesNotImportTesting(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(pkg.Imports, "testing") {
+		t.Fatal("wecomtest's production files import testing")
+	}
 }
