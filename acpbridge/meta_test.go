@@ -7,6 +7,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 )
 
 func TestPhaseFromMeta(t *testing.T) {
@@ -54,15 +55,6 @@ func decodeUpdate(t *testing.T, raw string) acp.SessionUpdate {
 	return u
 }
 
-func encode(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestRouteByMetaPhase(t *testing.T) {
 	tests := []struct {
 		name string
@@ -102,7 +94,7 @@ func TestRouteByMetaPhase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := encode(t, acpbridge.RouteByMetaPhase(decodeUpdate(t, tt.in)))
+			got := bridgetest.Encode(t, acpbridge.RouteByMetaPhase(decodeUpdate(t, tt.in)))
 			if got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
@@ -116,7 +108,7 @@ func TestNoticeRoundTrip(t *testing.T) {
 		{Level: acpbridge.NoticeError, Text: "turn failed"},
 		{Level: acpbridge.NoticeInfo, Text: "approved: rm -rf build"},
 	} {
-		wire := encode(t, acpbridge.NoticeUpdate(n))
+		wire := bridgetest.Encode(t, acpbridge.NoticeUpdate(n))
 		want := `{"_meta":{"wecodex":{"notice":"` + string(n.Level) + `"}},"content":{"text":"` + n.Text + `","type":"text"},"sessionUpdate":"agent_thought_chunk"}`
 		if wire != want {
 			t.Errorf("wire = %s\nwant   %s", wire, want)

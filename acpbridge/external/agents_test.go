@@ -18,6 +18,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
@@ -88,7 +89,7 @@ func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codex
 	logs := &logLines{}
 	a, err := external.New(ctx, external.Options{
 		Command:     []string{agent.bin(t)},
-		Env:         harnessEnv(h, "CODEX_PATH="+h.Bin),
+		Env:         bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin),
 		Permissions: perms,
 		Log:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
@@ -167,10 +168,10 @@ func TestRealAgentsRouteByPhase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
+			rec := &bridgetest.Recorder{}
 			reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 			if err != nil || reason != acp.StopReasonEndTurn {
-				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.lines())
+				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.Lines())
 			}
 			want := []string{
 				"thought: I will list the files.",
@@ -190,9 +191,9 @@ func TestRealAgentsRouteByPhase(t *testing.T) {
 			// The command's updates (output chunks, and a status that was
 			// completed, none, or under load once failed for zed) are the
 			// agent's to choose; its start must arrive.
-			got := rec.lines("thought", "message", "tool_call", "notice")
-			if !equal(got, want) {
-				t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.lines())
+			got := rec.Lines("thought", "message", "tool_call", "notice")
+			if !slices.Equal(got, want) {
+				t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.Lines())
 			}
 			lines := logs.matching(unphasedLog)
 			if agent.phased && len(lines) != 0 {
@@ -240,7 +241,7 @@ func checkApproval(t *testing.T, agent realAgent, decision string) {
 	policy := acpbridge.Policy(decision)
 	a, _ := startRealAgent(t, ctx, agent, h, func(pctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		mu.Lock()
-		asked = append(asked, deref(req.ToolCall.Title))
+		asked = append(asked, bridgetest.Deref(req.ToolCall.Title))
 		mu.Unlock()
 		return policy(pctx, req)
 	})
@@ -255,10 +256,10 @@ func checkApproval(t *testing.T, agent realAgent, decision string) {
 	if allowed {
 		wantReason, wantAnswer, wantRequests = acp.StopReasonEndTurn, []string{"message: Done."}, 2
 	}
-	rec := &recorder{}
+	rec := &bridgetest.Recorder{}
 	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Create approved.txt"), rec)
 	if err != nil || reason != wantReason {
-		t.Fatalf("prompt = %q, %v, want %q; updates %q", reason, err, wantReason, rec.lines())
+		t.Fatalf("prompt = %q, %v, want %q; updates %q", reason, err, wantReason, rec.Lines())
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -269,11 +270,11 @@ func checkApproval(t *testing.T, agent realAgent, decision string) {
 	if ran := statErr == nil; ran != allowed {
 		t.Errorf("%s: the command ran = %v (stat: %v)", decision, ran, statErr)
 	}
-	if got := rec.lines("message"); !equal(got, wantAnswer) {
+	if got := rec.Lines("message"); !slices.Equal(got, wantAnswer) {
 		t.Errorf("answer %q, want %q", got, wantAnswer)
 	}
-	if want := []string{"notice warning: declined: touch approved.txt"}; !allowed && !equal(rec.lines("notice warning"), want) {
-		t.Errorf("warnings %q, want %q", rec.lines("notice warning"), want)
+	if want := []string{"notice warning: declined: touch approved.txt"}; !allowed && !slices.Equal(rec.Lines("notice warning"), want) {
+		t.Errorf("warnings %q, want %q", rec.Lines("notice warning"), want)
 	}
 	for _, r := range h.Server.ModelRequests() {
 		if strings.Contains(r.UserText, "approval assessme") {
@@ -302,11 +303,11 @@ func TestRealAgentsLongAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
+			rec := &bridgetest.Recorder{}
 			if _, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Write the long answer."), rec); err != nil {
 				t.Fatal(err)
 			}
-			got := rec.lines("message")
+			got := rec.Lines("message")
 			if want := "message: " + strings.Join(deltas, ""); len(got) != 1 || got[0] != want {
 				t.Errorf("answer: %d messages; first differs from the %d-byte answer", len(got), len(want))
 			}

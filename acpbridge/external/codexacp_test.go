@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
@@ -51,16 +53,6 @@ func moduleRoot(t *testing.T) string {
 		}
 		dir = parent
 	}
-}
-
-// harnessEnv is the harness environment as an Options.Env map.
-func harnessEnv(h *codextest.Harness, extra ...string) map[string]string {
-	env := map[string]string{}
-	for _, kv := range append(h.CodexEnv(), extra...) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	return env
 }
 
 // TestCodexACP260 drives the published codex-acp 2.6.0 over the same offline
@@ -112,10 +104,10 @@ func TestCodexACP260(t *testing.T) {
 				Command: []string{bin},
 				// Suggestions (AIR clients only) would cost an extra,
 				// unscripted model request per turn.
-				Env:              harnessEnv(h, "CODEX_PATH="+h.Bin, "CODEX_ACP_PROMPT_SUGGESTIONS=false"),
+				Env:              bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin, "CODEX_ACP_PROMPT_SUGGESTIONS=false"),
 				Permissions:      acpbridge.Policy("allow"),
 				CapabilitiesMeta: tt.meta,
-				Log:              testLogger(t),
+				Log:              bridgetest.Logger(t),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -125,10 +117,10 @@ func TestCodexACP260(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
+			rec := &bridgetest.Recorder{}
 			reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 			if err != nil {
-				t.Fatalf("prompt: %v\nupdates: %q", err, rec.lines())
+				t.Fatalf("prompt: %v\nupdates: %q", err, rec.Lines())
 			}
 			if reason != acp.StopReasonEndTurn {
 				t.Errorf("stop reason %q; want end_turn", reason)
@@ -136,13 +128,13 @@ func TestCodexACP260(t *testing.T) {
 			// An empty tool_call_update is an output chunk; how many Codex
 			// sends is not ours to pin.
 			var got []string
-			for _, l := range rec.lines("thought", "message", "tool_call", "tool_call_update", "notice") {
+			for _, l := range rec.Lines("thought", "message", "tool_call", "tool_call_update", "notice") {
 				if l != "tool_call_update" {
 					got = append(got, l)
 				}
 			}
-			if !equal(got, tt.want) {
-				t.Errorf("updates\n got %q\nwant %q\n all %q", got, tt.want, rec.lines())
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("updates\n got %q\nwant %q\n all %q", got, tt.want, rec.Lines())
 			}
 			reqs := h.Server.ModelRequests()
 			if len(reqs) != 2 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 	"github.com/wecodex/wecodex/acpbridge/serve"
 )
 
@@ -48,9 +50,9 @@ func (a *turnAgent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Pr
 	resp := a.perms.Request(ctx, acp.RequestPermissionRequest{
 		SessionId: id,
 		ToolCall:  acp.ToolCallUpdate{ToolCallId: "call_1", Title: acp.Ptr("rm -rf build")},
-		Options:   codexOptions,
+		Options:   bridgetest.CodexOptions,
 	})
-	sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m3", "decided "+outcome(resp)))
+	sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m3", "decided "+bridgetest.Outcome(resp)))
 	return acp.StopReasonEndTurn, nil
 }
 
@@ -131,7 +133,7 @@ func summarize(line []byte) string {
 	case "session/request_permission":
 		var req acp.RequestPermissionRequest
 		_ = json.Unmarshal(m.Params, &req)
-		return "request_permission " + deref(req.ToolCall.Title)
+		return "request_permission " + bridgetest.Deref(req.ToolCall.Title)
 	case "":
 		return "response " + string(m.Result)
 	}
@@ -168,7 +170,7 @@ func serveOverPipes(t *testing.T, agent acpbridge.Agent, perms *serve.ClientPerm
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() {
-		served <- serve.ServeACP(ctx, agent, ar, aw, testLogger(t), serve.Options{Version: "1.2.3", Permissions: perms})
+		served <- serve.ServeACP(ctx, agent, ar, aw, bridgetest.Logger(t), serve.Options{Version: "1.2.3", Permissions: perms})
 	}()
 	t.Cleanup(func() {
 		cw.Close() // the client leaves
@@ -193,7 +195,7 @@ func TestServeACPWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := encode(t, init), `{"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"1.2.3"},"authMethods":[],"protocolVersion":1}`; got != want {
+	if got, want := bridgetest.Encode(t, init), `{"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"1.2.3"},"authMethods":[],"protocolVersion":1}`; got != want {
 		t.Errorf("initialize\n got %s\nwant %s", got, want)
 	}
 	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
@@ -216,7 +218,7 @@ func TestServeACPWire(t *testing.T) {
 		`{"sessionId":"s1","update":{"content":{"text":"decided selected allow","type":"text"},"messageId":"m3","sessionUpdate":"agent_message_chunk"}}`,
 		`response {"stopReason":"end_turn"}`,
 	}
-	if got := tap.take(); !equal(got, want) {
+	if got := tap.take(); !slices.Equal(got, want) {
 		t.Errorf("wire\n got %q\nwant %q", got, want)
 	}
 
@@ -249,7 +251,7 @@ func TestServeACPWire(t *testing.T) {
 		`{"sessionId":"s1","update":{"content":{"text":"nothing to ask","type":"text"},"messageId":"m3","sessionUpdate":"agent_message_chunk"}}`,
 		`response {"stopReason":"end_turn"}`,
 	}
-	if got := tap.take(); !equal(got, want) {
+	if got := tap.take(); !slices.Equal(got, want) {
 		t.Errorf("wire after a slow client\n got %q\nwant %q", got, want)
 	}
 
@@ -262,7 +264,7 @@ func TestServeACPWire(t *testing.T) {
 		`{"sessionId":"s1","update":{"content":{"text":"earlier answer","type":"text"},"messageId":"m1","sessionUpdate":"agent_message_chunk"}}`,
 		`response {}`,
 	}
-	if got := tap.take(); !equal(got, wantReplay) {
+	if got := tap.take(); !slices.Equal(got, wantReplay) {
 		t.Errorf("replay\n got %q\nwant %q", got, wantReplay)
 	}
 

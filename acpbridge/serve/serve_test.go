@@ -15,6 +15,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -36,7 +37,7 @@ func wecodexBin(t *testing.T) string {
 func startWecodexACP(t *testing.T, ctx context.Context, h *codextest.Harness, opts external.Options) *external.Agent {
 	t.Helper()
 	opts.Command = []string{wecodexBin(t), "codex-acp"}
-	opts.Env = harnessEnv(h,
+	opts.Env = bridgetest.HarnessEnv(h,
 		"WECODEX_AGENT_CODEX_BIN="+h.Bin,
 		"WECODEX_AGENT_CODEX_APPROVAL_POLICY=on-request",
 		"WECODEX_AGENT_CODEX_SANDBOX=workspace-write",
@@ -44,7 +45,7 @@ func startWecodexACP(t *testing.T, ctx context.Context, h *codextest.Harness, op
 		"HOME="+h.ShellHome, // see codextest.Harness.ShellHome
 	)
 	if opts.Log == nil {
-		opts.Log = testLogger(t)
+		opts.Log = bridgetest.Logger(t)
 	}
 	a, err := external.New(ctx, opts)
 	if err != nil {
@@ -57,9 +58,9 @@ func startWecodexACP(t *testing.T, ctx context.Context, h *codextest.Harness, op
 // answerKinds keeps what a card shows, without tool output chunks and
 // without Codex's warning about this machine's sandbox tooling (present or
 // not depending on where the test runs).
-func answerKinds(r *recorder) []string {
+func answerKinds(r *bridgetest.Recorder) []string {
 	var out []string
-	for _, l := range r.lines("thought", "message", "tool_call", "tool_call_update", "notice") {
+	for _, l := range r.Lines("thought", "message", "tool_call", "tool_call_update", "notice") {
 		if l == "tool_call_update" || strings.HasPrefix(l, "notice warning: Codex could not find bubblewrap") {
 			continue
 		}
@@ -106,7 +107,7 @@ func (o *toolOutput) apply(u acp.SessionUpdate) {
 	var b strings.Builder
 	for _, c := range content {
 		if c.Content != nil {
-			b.WriteString(blockText(c.Content.Content))
+			b.WriteString(bridgetest.BlockText(c.Content.Content))
 		}
 	}
 	o.mu.Lock()
@@ -142,12 +143,12 @@ func TestWecodexCodexACP(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &recorder{}
+	rec := &bridgetest.Recorder{}
 	out := &toolOutput{id: "call_1", want: "hello-from-exec\n"}
-	rec.onUpdate = out.apply
+	rec.OnUpdate = out.apply
 	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 	if err != nil {
-		t.Fatalf("prompt: %v\nupdates: %q", err, rec.lines())
+		t.Fatalf("prompt: %v\nupdates: %q", err, rec.Lines())
 	}
 	if reason != acp.StopReasonEndTurn {
 		t.Errorf("stop reason %q; want end_turn", reason)
@@ -161,8 +162,8 @@ func TestWecodexCodexACP(t *testing.T) {
 		"tool_call_update: completed",
 		"message: There is nothing here yet.",
 	}
-	if got := withoutInProgress(answerKinds(rec)); !equal(got, want) {
-		t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.lines())
+	if got := withoutInProgress(answerKinds(rec)); !slices.Equal(got, want) {
+		t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.Lines())
 	}
 	if final, n := out.result(); final != out.want || n != 1 {
 		t.Errorf("client holds %q as the command's output after %d deliveries; want %q once", final, n, out.want)
@@ -176,16 +177,16 @@ func TestWecodexCodexACP(t *testing.T) {
 	}
 
 	// A message without a phase is answer text.
-	rec2 := &recorder{}
+	rec2 := &bridgetest.Recorder{}
 	if _, err := a.Prompt(ctx, id, acpbridge.TextPrompt("And now?"), rec2); err != nil {
 		t.Fatalf("second prompt: %v", err)
 	}
-	if got, want := answerKinds(rec2), []string{"message: Second answer."}; !equal(got, want) {
+	if got, want := answerKinds(rec2), []string{"message: Second answer."}; !slices.Equal(got, want) {
 		t.Errorf("second turn\n got %q\nwant %q", got, want)
 	}
 
 	// Loading the session replays both turns under the same rule.
-	rec3 := &recorder{}
+	rec3 := &bridgetest.Recorder{}
 	if err := a.LoadSession(ctx, id, h.Workspace, rec3); err != nil {
 		t.Fatalf("load session: %v", err)
 	}
@@ -196,8 +197,8 @@ func TestWecodexCodexACP(t *testing.T) {
 		"user: And now?",
 		"message: Second answer.",
 	}
-	if got := rec3.lines("user", "thought", "message"); !equal(got, wantReplay) {
-		t.Errorf("replay\n got %q\nwant %q\n all %q", got, wantReplay, rec3.lines())
+	if got := rec3.Lines("user", "thought", "message"); !slices.Equal(got, wantReplay) {
+		t.Errorf("replay\n got %q\nwant %q\n all %q", got, wantReplay, rec3.Lines())
 	}
 }
 
@@ -221,14 +222,14 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 	}
 
 	firstPID := a.PID()
-	rec := &recorder{}
+	rec := &bridgetest.Recorder{}
 	// Both deltas sent before the hold have reached the sink (as one chunk
 	// or two: the served side merges what gathers).
 	sawChunks := make(chan struct{})
 	var thought string
-	rec.onUpdate = func(u acp.SessionUpdate) {
+	rec.OnUpdate = func(u acp.SessionUpdate) {
 		if u.AgentThoughtChunk != nil {
-			if thought += blockText(u.AgentThoughtChunk.Content); thought == "Starting the" {
+			if thought += bridgetest.BlockText(u.AgentThoughtChunk.Content); thought == "Starting the" {
 				close(sawChunks)
 			}
 		}
@@ -254,11 +255,11 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 	if want := "prompt: the agent process exited (signal: killed) mid-turn; the next message restarts it"; r.err.Error() != want {
 		t.Errorf("error %q; want %q", r.err, want)
 	}
-	if got, want := rec.lines("thought", "message"), []string{"thought: Starting the"}; !equal(got, want) {
+	if got, want := rec.Lines("thought", "message"), []string{"thought: Starting the"}; !slices.Equal(got, want) {
 		t.Errorf("before the crash\n got %q\nwant %q", got, want)
 	}
 
-	rec2 := &recorder{}
+	rec2 := &bridgetest.Recorder{}
 	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the second task"), rec2)
 	if err != nil {
 		t.Fatalf("prompt after restart: %v", err)
@@ -273,7 +274,7 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 		"notice warning: The agent was restarted; this conversation's session was reloaded.",
 		"message: Back and working.",
 	}
-	if got := answerKinds(rec2); !equal(got, want) {
+	if got := answerKinds(rec2); !slices.Equal(got, want) {
 		t.Errorf("after restart\n got %q\nwant %q", got, want)
 	}
 }
@@ -297,7 +298,7 @@ func TestExternalAgentHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	firstPID := a.PID()
-	rec := &recorder{}
+	rec := &bridgetest.Recorder{}
 	done := make(chan error, 1)
 	go func() {
 		_, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the first task"), rec)
@@ -318,7 +319,7 @@ func TestExternalAgentHang(t *testing.T) {
 		t.Errorf("hung process %d still exists: %v", firstPID, err)
 	}
 
-	rec2 := &recorder{}
+	rec2 := &bridgetest.Recorder{}
 	if _, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Do the second task"), rec2); err != nil {
 		t.Fatalf("prompt after restart: %v", err)
 	}
@@ -326,7 +327,7 @@ func TestExternalAgentHang(t *testing.T) {
 		"notice warning: The agent was restarted; this conversation's session was reloaded.",
 		"message: Awake again.",
 	}
-	if got := answerKinds(rec2); !equal(got, want) {
+	if got := answerKinds(rec2); !slices.Equal(got, want) {
 		t.Errorf("after restart\n got %q\nwant %q", got, want)
 	}
 }
@@ -358,7 +359,7 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
+	rec := &bridgetest.Recorder{}
 	type result struct {
 		reason acp.StopReason
 		err    error
@@ -372,11 +373,11 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 	select {
 	case req = <-asked:
 	case r := <-done:
-		t.Fatalf("turn ended before asking: %q, %v; updates %q", r.reason, r.err, rec.lines())
+		t.Fatalf("turn ended before asking: %q, %v; updates %q", r.reason, r.err, rec.Lines())
 	case <-ctx.Done():
 		t.Fatal("no permission request")
 	}
-	if title := deref(req.ToolCall.Title); title != "/bin/bash -c 'touch /tmp/wecodex-never-created'" {
+	if title := bridgetest.Deref(req.ToolCall.Title); title != "/bin/bash -c 'touch /tmp/wecodex-never-created'" {
 		t.Errorf("permission asked for %q", title)
 	}
 	if err := a.Cancel(ctx, id); err != nil {
@@ -399,8 +400,8 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 		"thought: I need to touch a file outside.",
 		"notice warning: cancelled: /bin/bash -c 'touch /tmp/wecodex-never-created'",
 		"tool_call: /bin/bash -c 'touch /tmp/wecodex-never-created' [execute] in_progress",
-	}; !equal(got, want) {
-		t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.lines())
+	}; !slices.Equal(got, want) {
+		t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.Lines())
 	}
 	if _, err := os.Stat("/tmp/wecodex-never-created"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the command ran: %v", err)
