@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/procgroup"
 	"github.com/wecodex/wecodex/internal/readpace"
 )
 
@@ -129,7 +130,7 @@ func tomlValue(v string) string {
 func startConn(ctx context.Context, bin string, config map[string]string, env []string, h handler, log *slog.Logger) (*conn, error) {
 	cmd := exec.Command(bin, appServerArgs(config)...)
 	cmd.Env = env
-	cmd.SysProcAttr = processGroupAttr()
+	procgroup.Set(cmd)
 	// The npm launcher may leave its native child holding stderr; do not let
 	// Wait hang on it once the launcher is gone.
 	cmd.WaitDelay = time.Second
@@ -354,7 +355,7 @@ func (c *conn) exited() error {
 // kill ends the process (with its whole process group: the npm launcher runs
 // the native binary as a child) and waits for the read loop to finish.
 func (c *conn) kill() {
-	killProcessGroup(c.cmd)
+	_ = procgroup.Kill(c.cmd)
 	_ = c.stdin.Close()
 	<-c.done
 }

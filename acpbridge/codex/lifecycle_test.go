@@ -11,6 +11,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/procgroup"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -23,7 +24,7 @@ func (a *Agent) killAppServer(t *testing.T) {
 	if c == nil {
 		t.Fatal("no app-server running")
 	}
-	killProcessGroup(c.cmd)
+	_ = procgroup.Kill(c.cmd)
 }
 
 func (a *Agent) generation() int {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/wecodex/wecodex/internal/procgroup"
 )
 
 // How the watchdog tells a hung app-server from a busy one: while it has
@@ -42,7 +44,7 @@ func (c *conn) watch(interval, timeout time.Duration, busy func() bool) {
 		c.log.Warn("codex app-server stopped answering; killing it so the next message restarts it",
 			"pid", c.cmd.Process.Pid, "waited", timeout)
 		c.hung.Store(true)
-		killProcessGroup(c.cmd)
+		_ = procgroup.Kill(c.cmd)
 		<-c.done
 		return
 	}

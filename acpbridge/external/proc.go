@@ -11,11 +11,11 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/procgroup"
 	"github.com/wecodex/wecodex/internal/readpace"
 )
 
@@ -38,7 +38,7 @@ func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 	cmd.Env = agentEnv(os.Environ(), a.opts.Env)
 	// Its own process group, so a kill also reaches what the agent spawned
 	// (codex-acp runs `codex app-server` under it).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -85,7 +85,7 @@ func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 	go func() {
 		p.waitErr = cmd.Wait()
 		// Whatever it left behind in its group goes with it.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Kill(cmd)
 		close(p.exited)
 		log.Info("agent process exited", "status", exitStatus(p.waitErr))
 		// The read ends are ours. Give the connection a moment to read what
@@ -175,7 +175,7 @@ func (p *agentProc) alive() bool {
 // kill stops the process and everything in its group at once (a stopped
 // process included), and waits until it is gone.
 func (p *agentProc) kill() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = procgroup.Kill(p.cmd)
 	_ = p.stdin.Close()
 	<-p.exited
 }
@@ -188,7 +188,7 @@ func (p *agentProc) stop(grace time.Duration) {
 	if p.waitExit(grace) {
 		return
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	_ = procgroup.Terminate(p.cmd)
 	if p.waitExit(grace) {
 		return
 	}

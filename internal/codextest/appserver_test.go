@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wecodex/wecodex/internal/procgroup"
 )
 
 // rawAppServer is the smallest possible `codex app-server` client: JSON lines
@@ -77,7 +79,7 @@ func startAppServer(t testing.TB, h *Harness) *rawAppServer {
 	}()
 	t.Cleanup(func() {
 		_ = c.stdin.Close()
-		_ = KillGroup(c.cmd)
+		_ = procgroup.Kill(c.cmd)
 		_ = c.cmd.Wait()
 		<-readDone
 		if t.Failed() {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wecodex/wecodex/internal/procgroup"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -134,11 +135,11 @@ func (h *Harness) AllowServerErrors() { h.allowServerErrors = true }
 // the harness environment, in a process group of its own: the pinned
 // `codex` is a Node wrapper that (on Node < 22.15) spawns the native binary
 // as a child, so killing the wrapper alone leaves Codex running. Stop it
-// with [KillGroup].
+// with [procgroup.Kill].
 func (h *Harness) Command(args ...string) *exec.Cmd {
 	cmd := exec.Command(h.Bin, args...)
 	cmd.Dir = h.Workspace
 	cmd.Env = h.Env
-	setProcessGroup(cmd)
+	procgroup.Set(cmd)
 	return cmd
 }

@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/wecodex/wecodex/internal/procgroup"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -105,7 +107,7 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 		"WECODEX_LOG_FORMAT=text",
 	)
 	d.cmd.Env = append(d.cmd.Env, o.Env...)
-	setProcessGroup(d.cmd)
+	procgroup.Set(d.cmd)
 	logs, err := d.cmd.StderrPipe()
 	if err != nil {
 		return fail(fmt.Errorf("demo: %w", err))
@@ -172,7 +174,7 @@ func (d *Demo) Close() error {
 		select {
 		case <-d.exited:
 		default:
-			_ = terminate(d.cmd)
+			_ = d.cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-d.exited:
 			case <-time.After(20 * time.Second):
@@ -181,7 +183,7 @@ func (d *Demo) Close() error {
 		}
 		// Whatever serve left behind in its group (a Codex that outlived
 		// it) goes too.
-		_ = killGroup(d.cmd)
+		_ = procgroup.Kill(d.cmd)
 		<-d.exited
 	}
 	if err := d.Model.Close(); err != nil {

@@ -1,0 +1,16 @@
+package codex
+
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/housetest"
+)
+
+// codex is the app-server client: the agent domain, ACP's types and the
+// stdlib-only scanning, pacing and process-group helpers; never the store
+// (the phase store is passed in), the server or the bot.
+func TestImportDirection(t *testing.T) {
+	housetest.Imports(t, "github.com/coder/acp-go-sdk", "github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/acpbridge/internal/...",
+		"github.com/wecodex/wecodex/internal/jsonscan", "github.com/wecodex/wecodex/internal/readpace",
+		"github.com/wecodex/wecodex/internal/procgroup")
+}

@@ -1,0 +1,7 @@
+// Package procgroup starts a command as the leader of a process group of its
+// own and signals the whole group, so what the command started goes with it:
+// the native Codex behind its npm launcher, the app-server an ACP agent runs,
+// the commands Codex runs. It is the one place wecodex and its test harnesses
+// spell process groups; where a platform has none, the command alone is
+// signalled.
+package procgroup
