@@ -13,6 +13,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/cards"
 )
 
 // Config is what the engine needs from the configuration file.
@@ -59,10 +60,9 @@ type Config struct {
 
 // Defaults of Config, also what configs documents.
 const (
-	DefaultTurnTimeout    = 30 * time.Minute
-	DefaultUpdateInterval = 500 * time.Millisecond
-	DefaultLeaseTTL       = 30 * time.Second
-	DefaultHeartbeatTTL   = 30 * time.Second
+	DefaultTurnTimeout  = 30 * time.Minute
+	DefaultLeaseTTL     = 30 * time.Second
+	DefaultHeartbeatTTL = 30 * time.Second
 )
 
 func (c *Config) setDefaults() error {
@@ -74,7 +74,7 @@ func (c *Config) setDefaults() error {
 		return errors.New("bot config: agent.workspace_root is empty")
 	}
 	setDefault(&c.TurnTimeout, DefaultTurnTimeout)
-	setDefault(&c.UpdateInterval, DefaultUpdateInterval)
+	setDefault(&c.UpdateInterval, cards.DefaultUpdateInterval)
 	setDefault(&c.LeaseTTL, DefaultLeaseTTL)
 	setDefault(&c.HeartbeatTTL, DefaultHeartbeatTTL)
 	setDefault(&c.PollInterval, time.Second)

@@ -3,6 +3,11 @@ package configs
 import (
 	"strings"
 	"time"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
+	"github.com/wecodex/wecodex/cards"
 )
 
 // Config is the whole configuration. Each field's mapstructure tag is its key
@@ -111,17 +116,17 @@ type AppConfig struct {
 	Path           string `mapstructure:"path"`
 }
 
-// Agent kinds (agent.kind) and approval answers (agent.approval).
+// Agent kinds (agent.kind) and approval answers (agent.approval). The
+// answers that pick a fixed decision are acpbridge's (its Policy gives them
+// their meaning); ask is the engine asking the user, which the wiring
+// switches on.
 const (
 	AgentCodex = "codex"
 	AgentACP   = "acp"
 
 	ApprovalAsk   = "ask"
-	ApprovalAllow = "allow"
-	ApprovalDeny  = "deny"
-
-	// DefaultApprovalTimeout is agent.approval_timeout's default.
-	DefaultApprovalTimeout = 10 * time.Minute
+	ApprovalAllow = acpbridge.ApprovalAllow
+	ApprovalDeny  = acpbridge.ApprovalDeny
 )
 
 // AgentConfig is the agent.* section.
@@ -164,10 +169,10 @@ type AccessConfig struct {
 	Admins     []string `mapstructure:"admins"`
 }
 
-// Progress styles (cards.progress_style).
+// Progress styles (cards.progress_style), as cards renders them.
 const (
-	ProgressThink = "think"
-	ProgressQuote = "quote"
+	ProgressThink = string(cards.ProgressThink)
+	ProgressQuote = string(cards.ProgressQuote)
 )
 
 // CardsConfig is the cards.* section.
@@ -191,18 +196,18 @@ func Default() *Config {
 		Server: ServerConfig{Addr: ":8080", DrainTimeout: 2 * time.Minute},
 		Redis:  RedisConfig{Prefix: "wecodex:"},
 		WeCom: WeComConfig{
-			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: 5*time.Minute + 30*time.Second},
+			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: webhook.DefaultStreamWindow},
 			App:   AppConfig{Path: "/wecom/app"},
 		},
 		Agent: AgentConfig{
 			Kind:            AgentCodex,
 			Codex:           CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request"},
 			WorkspaceRoot:   defaultWorkspaceRoot(),
-			TurnTimeout:     30 * time.Minute,
+			TurnTimeout:     bot.DefaultTurnTimeout,
 			Approval:        ApprovalAsk,
-			ApprovalTimeout: DefaultApprovalTimeout,
+			ApprovalTimeout: bot.DefaultApprovalTimeout,
 		},
-		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: 500 * time.Millisecond},
+		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: cards.DefaultUpdateInterval},
 		Playground: PlaygroundConfig{User: "playground"},
 	}
 }

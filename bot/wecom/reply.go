@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
-// MaxStreamContentBytes is the most content one stream frame may carry.
-const MaxStreamContentBytes = 20480
+// MaxStreamContentBytes is the most content one stream frame may carry:
+// the budget cards renders the AI-bot stream to, which owns the number.
+const MaxStreamContentBytes = cards.StreamMaxBytes
 
 // StreamFrame is one answer to a message callback or stream refresh. Content is
 // markdown and cumulative: each frame replaces the whole text shown. A leading

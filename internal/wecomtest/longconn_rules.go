@@ -5,7 +5,9 @@ import (
 	"time"
 )
 
-// StreamMaxBytes is WeCom's cap on stream.content (§A.12).
+// StreamMaxBytes is WeCom's cap on stream.content (§A.12). It is stated
+// here, not taken from the bot: the fake enforces WeCom's rule, not the
+// bot's idea of it.
 const StreamMaxBytes = 20480
 
 // callbackState is what the server remembers of a callback it pushed, to
