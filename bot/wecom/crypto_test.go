@@ -1,56 +1,29 @@
 package wecom
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
-type vector struct {
-	name, token, aesKey, receiveID string
-	random                         []byte
-	timestamp, nonce               string
-	msg                            []byte
-	encrypt, signature             string
-}
-
-func loadVectors(t testing.TB) []vector {
+// loadVectors reads the openssl vectors with the fake's reader, which
+// shares nothing else with this package.
+func loadVectors(t testing.TB) []wecomtest.Vector {
 	t.Helper()
 	f, err := os.Open("testdata/vectors.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var vs []vector
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		c := strings.Split(line, "\t")
-		if len(c) != 10 {
-			t.Fatalf("vector line has %d columns, want 10: %q", len(c), line)
-		}
-		random, err := hex.DecodeString(c[4])
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := base64.StdEncoding.DecodeString(c[7])
-		if err != nil {
-			t.Fatal(err)
-		}
-		vs = append(vs, vector{c[0], c[1], c[2], c[3], random, c[5], c[6], msg, c[8], c[9]})
-	}
-	if err := sc.Err(); err != nil {
+	vs, err := wecomtest.ReadVectors(f)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(vs) != 5 {
@@ -61,30 +34,30 @@ func loadVectors(t testing.TB) []vector {
 
 func TestVectors(t *testing.T) {
 	for _, v := range loadVectors(t) {
-		t.Run(v.name, func(t *testing.T) {
-			c, err := NewCrypter(v.token, v.aesKey, v.receiveID)
+		t.Run(v.Name, func(t *testing.T) {
+			c, err := NewCrypter(v.Token, v.EncodingAESKey, v.ReceiveID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := c.Signature(v.timestamp, v.nonce, v.encrypt); got != v.signature {
-				t.Errorf("Signature = %s, want %s", got, v.signature)
+			if got := c.Signature(v.Timestamp, v.Nonce, v.Encrypt); got != v.Signature {
+				t.Errorf("Signature = %s, want %s", got, v.Signature)
 			}
-			if err := c.Verify(v.signature, v.timestamp, v.nonce, v.encrypt); err != nil {
+			if err := c.Verify(v.Signature, v.Timestamp, v.Nonce, v.Encrypt); err != nil {
 				t.Errorf("Verify: %v", err)
 			}
-			got, err := c.Decrypt(v.encrypt)
+			got, err := c.Decrypt(v.Encrypt)
 			if err != nil {
 				t.Fatalf("Decrypt: %v", err)
 			}
-			if !bytes.Equal(got, v.msg) {
-				t.Errorf("Decrypt = %q, want %q", got, v.msg)
+			if !bytes.Equal(got, v.Message) {
+				t.Errorf("Decrypt = %q, want %q", got, v.Message)
 			}
-			enc, err := c.EncryptWithRandom(v.random, v.msg)
+			enc, err := c.EncryptWithRandom(v.Random, v.Message)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if enc != v.encrypt {
-				t.Errorf("EncryptWithRandom = %s, want the openssl vector %s", enc, v.encrypt)
+			if enc != v.Encrypt {
+				t.Errorf("EncryptWithRandom = %s, want the openssl vector %s", enc, v.Encrypt)
 			}
 		})
 	}
@@ -92,10 +65,10 @@ func TestVectors(t *testing.T) {
 
 func TestFullPadVectorIsTwoBlocks(t *testing.T) {
 	for _, v := range loadVectors(t) {
-		if v.name != "aibot-fullpad" {
+		if v.Name != "aibot-fullpad" {
 			continue
 		}
-		ct, _ := base64.StdEncoding.DecodeString(v.encrypt)
+		ct, _ := base64.StdEncoding.DecodeString(v.Encrypt)
 		if len(ct) != 64 {
 			t.Fatalf("fullpad ciphertext is %d bytes, want 64 (32 of content + 32 of padding)", len(ct))
 		}
@@ -239,7 +212,7 @@ func TestDecryptRejects(t *testing.T) {
 
 func FuzzDecrypt(f *testing.F) {
 	for _, v := range loadVectors(f) {
-		f.Add(v.encrypt)
+		f.Add(v.Encrypt)
 	}
 	f.Add("")
 	f.Add("AAAA")

@@ -1,54 +1,21 @@
 package wecomtest
 
 import (
-	"bufio"
 	"encoding/base64"
-	"encoding/hex"
 	"os"
 	"strings"
 	"testing"
 )
 
-// vector is one row of bot/wecom/testdata/vectors.tsv, made with openssl and
-// sha1sum (see its README): ground truth that neither the bot's crypto nor
-// this fake's wrote.
-type vector struct {
-	name, token, aesKey, receiveID string
-	random                         []byte
-	timestamp, nonce               string
-	msg                            []byte
-	encrypt, signature             string
-}
-
-func loadVectors(t *testing.T) []vector {
+func loadVectors(t *testing.T) []Vector {
 	t.Helper()
 	f, err := os.Open("../../bot/wecom/testdata/vectors.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var vs []vector
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if sc.Text() == "" || strings.HasPrefix(sc.Text(), "#") {
-			continue
-		}
-		c := strings.Split(sc.Text(), "\t")
-		if len(c) != 10 {
-			t.Fatalf("vector line has %d columns, want 10: %q", len(c), sc.Text())
-		}
-		random, err := hex.DecodeString(c[4])
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, err := base64.StdEncoding.DecodeString(c[7])
-		if err != nil {
-			t.Fatal(err)
-		}
-		vs = append(vs, vector{c[0], c[1], c[2], c[3], random, c[5], c[6], msg, c[8], c[9]})
-	}
-	if err := sc.Err(); err != nil {
+	vs, err := ReadVectors(f)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(vs) != 5 {
@@ -59,27 +26,27 @@ func loadVectors(t *testing.T) []vector {
 
 func TestCrypterMatchesOpenSSLVectors(t *testing.T) {
 	for _, v := range loadVectors(t) {
-		t.Run(v.name, func(t *testing.T) {
-			c, err := newCrypter(v.token, v.aesKey, v.receiveID)
+		t.Run(v.Name, func(t *testing.T) {
+			c, err := newCrypter(v.Token, v.EncodingAESKey, v.ReceiveID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := c.signature(v.timestamp, v.nonce, v.encrypt); got != v.signature {
-				t.Errorf("signature = %s, want %s", got, v.signature)
+			if got := c.signature(v.Timestamp, v.Nonce, v.Encrypt); got != v.Signature {
+				t.Errorf("signature = %s, want %s", got, v.Signature)
 			}
-			enc, err := c.encryptWithRandom(v.random, v.msg)
+			enc, err := c.encryptWithRandom(v.Random, v.Message)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if enc != v.encrypt {
-				t.Errorf("encryptWithRandom = %s, want the openssl vector %s", enc, v.encrypt)
+			if enc != v.Encrypt {
+				t.Errorf("encryptWithRandom = %s, want the openssl vector %s", enc, v.Encrypt)
 			}
-			got, err := c.decrypt(v.encrypt)
+			got, err := c.decrypt(v.Encrypt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(got) != string(v.msg) {
-				t.Errorf("decrypt = %q, want %q", got, v.msg)
+			if string(got) != string(v.Message) {
+				t.Errorf("decrypt = %q, want %q", got, v.Message)
 			}
 		})
 	}
@@ -88,11 +55,11 @@ func TestCrypterMatchesOpenSSLVectors(t *testing.T) {
 func TestCrypterRefusesWhatWeComRefuses(t *testing.T) {
 	vs := loadVectors(t)
 	text, app := vs[0], vs[4]
-	c, err := newCrypter(text.token, text.aesKey, text.receiveID)
+	c, err := newCrypter(text.Token, text.EncodingAESKey, text.ReceiveID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, _ := base64.StdEncoding.DecodeString(text.encrypt)
+	ct, _ := base64.StdEncoding.DecodeString(text.Encrypt)
 	flipped := append([]byte(nil), ct...)
 	flipped[len(flipped)-1] ^= 0xff // the last block decrypts to garbage padding
 	for _, tc := range []struct {
@@ -102,7 +69,7 @@ func TestCrypterRefusesWhatWeComRefuses(t *testing.T) {
 		{"a partial block", base64.StdEncoding.EncodeToString(ct[:48]), "decrypt: ciphertext is 48 bytes, want a non-zero multiple of 32"},
 		{"empty", "", "decrypt: ciphertext is 0 bytes, want a non-zero multiple of 32"},
 		{"bad padding", base64.StdEncoding.EncodeToString(flipped), "decrypt: bad PKCS#7 padding"},
-		{"another receive id", app.encrypt, `decrypt: receive id is "wwcorp0123456789", want ""`},
+		{"another receive id", app.Encrypt, `decrypt: receive id is "wwcorp0123456789", want ""`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := c.decrypt(tc.encrypted); err == nil || err.Error() != tc.want {
@@ -126,16 +93,16 @@ func TestNewCrypterNamesTheBadSetting(t *testing.T) {
 
 func TestOpenReplyChecksTheSignatureFirst(t *testing.T) {
 	v := loadVectors(t)[3] // aibot-stream-reply
-	c, err := newCrypter(v.token, v.aesKey, v.receiveID)
+	c, err := newCrypter(v.Token, v.EncodingAESKey, v.ReceiveID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name, body, want string
 	}{
-		{"string timestamp", `{"encrypt":"` + v.encrypt + `","msgsignature":"` + v.signature + `","timestamp":"` + v.timestamp + `","nonce":"` + v.nonce + `"}`, string(v.msg)},
-		{"numeric timestamp", `{"encrypt":"` + v.encrypt + `","msgsignature":"` + v.signature + `","timestamp":` + v.timestamp + `,"nonce":"` + v.nonce + `"}`, string(v.msg)},
-		{"wrong signature", `{"encrypt":"` + v.encrypt + `","msgsignature":"0` + v.signature[1:] + `","timestamp":"` + v.timestamp + `","nonce":"` + v.nonce + `"}`, ErrReplySignature.Error()},
+		{"string timestamp", `{"encrypt":"` + v.Encrypt + `","msgsignature":"` + v.Signature + `","timestamp":"` + v.Timestamp + `","nonce":"` + v.Nonce + `"}`, string(v.Message)},
+		{"numeric timestamp", `{"encrypt":"` + v.Encrypt + `","msgsignature":"` + v.Signature + `","timestamp":` + v.Timestamp + `,"nonce":"` + v.Nonce + `"}`, string(v.Message)},
+		{"wrong signature", `{"encrypt":"` + v.Encrypt + `","msgsignature":"0` + v.Signature[1:] + `","timestamp":"` + v.Timestamp + `","nonce":"` + v.Nonce + `"}`, ErrReplySignature.Error()},
 		{"no encrypt", `{"msgsignature":"x","timestamp":"1","nonce":"n"}`, "reply has no encrypt field"},
 		{"bad timestamp", `{"encrypt":"x","msgsignature":"x","timestamp":true,"nonce":"n"}`, "timestamp true is neither a string nor an integer"},
 	} {
