@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func loadVectors(t *testing.T) []Vector {
+func loadVectors(t testing.TB) []Vector {
 	t.Helper()
 	f, err := os.Open("../../bot/wecom/testdata/vectors.tsv")
 	if err != nil {
@@ -117,4 +117,32 @@ func TestOpenReplyChecksTheSignatureFirst(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The fake reads whatever a bot answers: decrypt must refuse garbage with an
+// error, never panic, and what it opens must encrypt back to itself.
+func FuzzDecrypt(f *testing.F) {
+	vs := loadVectors(f)
+	for _, v := range vs {
+		f.Add(v.Encrypt)
+	}
+	f.Add("")
+	f.Add(base64.StdEncoding.EncodeToString(make([]byte, 64)))
+	c, err := newCrypter(vs[0].Token, vs[0].EncodingAESKey, aiBotReceiveID)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, enc string) {
+		msg, err := c.decrypt(enc)
+		if err != nil {
+			return
+		}
+		again, err := c.encrypt(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := c.decrypt(again); err != nil || string(back) != string(msg) {
+			t.Fatalf("round trip of %q gave %q, %v", msg, back, err)
+		}
+	})
 }
