@@ -277,7 +277,6 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 
 // Prompt runs one turn on the session's thread.
 func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
-	text := p.Text
 	th := a.threadFor(string(id))
 	if err := th.acquire(ctx); err != nil {
 		return acp.StopReasonCancelled, err
@@ -297,7 +296,7 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 		}
 		if err == nil {
 			var started <-chan error
-			started, err = a.sendTurn(ctx, c, th, ts, text)
+			started, err = a.sendTurn(ctx, c, th, ts, turnInput(p))
 			if started != nil {
 				// The turn may still start; turn/started will interrupt it.
 				ts.requestCancel()
@@ -329,13 +328,13 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 // process exiting or Close) so a cancelled Prompt can return at once while
 // whoever frees the thread still learns whether the turn started. When ctx
 // ends first it returns the channel that will deliver turn/start's outcome.
-func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState, text string) (<-chan error, error) {
+func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState, input []userInput) (<-chan error, error) {
 	started := make(chan error, 1)
 	ts.sent.Store(true)
 	go func() {
 		var r turnStartResponse
 		started <- c.call(a.ctx, "turn/start", turnStartParams{
-			ThreadID: th.id, Input: []userInput{{Type: "text", Text: text}},
+			ThreadID: th.id, Input: input,
 		}, &r)
 	}()
 	select {

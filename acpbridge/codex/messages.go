@@ -67,9 +67,13 @@ type turnStartParams struct {
 	Input    []userInput `json:"input"`
 }
 
+// userInput is one item of turn/start's input: {type:"text", text} or
+// {type:"localImage", path}, a picture Codex reads from disk and sends the
+// model inline.
 type userInput struct {
 	Type string `json:"type"`
 	Text string `json:"text,omitempty"`
+	Path string `json:"path,omitempty"`
 }
 
 type turnStartResponse struct {

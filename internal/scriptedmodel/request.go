@@ -21,6 +21,12 @@ type Request struct {
 	// UserText is the text of the latest user message in the input: the
 	// prompt of the turn being answered.
 	UserText string
+	// UserImages are the pictures of the latest user message (its
+	// input_image parts), in order: what the turn being answered attached.
+	UserImages []InputImage
+	// Images are the pictures of every input item, history included, in
+	// order.
+	Images []InputImage
 	// InputTypes lists each input item's type ("message", "reasoning",
 	// "function_call", "function_call_output", ...), in order.
 	InputTypes []string
@@ -61,8 +67,9 @@ type wireInputItem struct {
 }
 
 type wireContent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL string `json:"image_url"`
 }
 
 // parseResponsesBody fills req's parsed fields from a /v1/responses body.
@@ -80,8 +87,11 @@ func parseResponsesBody(req *Request, body []byte) error {
 		req.InputTypes = append(req.InputTypes, typ)
 		switch typ {
 		case "message":
+			images := contentImages(it.Content)
+			req.Images = append(req.Images, images...)
 			if it.Role == "user" {
 				req.UserText = contentText(it.Content)
+				req.UserImages = images
 			}
 		case "function_call_output":
 			req.CallOutputs = append(req.CallOutputs, CallOutput{CallID: it.CallID, Output: contentText(it.Output)})
