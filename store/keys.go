@@ -61,6 +61,10 @@ const (
 	// agent.turn_timeout anyway); the record only serves the wait and a late
 	// /approve's "already decided" answer.
 	ApprovalTTL = 24 * time.Hour
+	// AttachmentTTL: a message's attachment waits for its turn in the queue
+	// (QueueTTL) and is deleted once the turn finished; the TTL only collects
+	// the bytes of a turn whose replica died before it could.
+	AttachmentTTL = 24 * time.Hour
 	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
 	// token is refreshed before WeCom stops accepting it.
 	AppTokenMargin = 5 * time.Minute
@@ -180,6 +184,17 @@ func (k Keys) LongConnFrames(botID string) string { return k.prefix + "longconn:
 
 // longconn is the part a bot's long-connection keys share, hash tag included.
 func (k Keys) longconn(botID string) string { return k.prefix + "{longconn:" + botID + "}" }
+
+// Attachment holds the bytes of one attachment (by its index in the
+// message) of the message intake accepted on stream, until the turn that runs
+// it wrote them into the workspace and finished. It is keyed by the stream,
+// the id intake gives each accepted delivery, not by the platform's msgid:
+// a retry of a delivery, or another sender's message reusing the msgid,
+// stores and deletes its own bytes and never a queued message's.
+// TTL AttachmentTTL.
+func (k Keys) Attachment(convID, stream string, index int) string {
+	return k.conv(convID) + ":attachment:" + stream + ":" + strconv.Itoa(index)
+}
 
 // ApprovalSeq is the conversation's approval counter: each request takes the
 // next value as its short id, so an id is never reused and a decision naming

@@ -18,6 +18,7 @@ func TestKeysLayout(t *testing.T) {
 		{k.Running("c1"), "wx:{conv:c1}:running"},
 		{k.Owner("c1"), "wx:{conv:c1}:owner"},
 		{k.StopChannel(), "wx:stop"},
+		{k.Attachment("c1", "s1", 2), "wx:{conv:c1}:attachment:s1:2"},
 		{k.ApprovalSeq("c1"), "wx:{conv:c1}:approval:seq"},
 		{k.Approval("c1", 7), "wx:{conv:c1}:approval:7"},
 		{k.Approvals("c1"), "wx:{conv:c1}:approvals"},
@@ -41,7 +42,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Lease(conv))
-	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1"), k.ApprovalSeq(conv), k.Approval(conv, 1), k.Approvals(conv)} {
+	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1"), k.ApprovalSeq(conv), k.Approval(conv, 1), k.Approvals(conv), k.Attachment(conv, "s", 0)} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}
