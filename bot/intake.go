@@ -42,7 +42,11 @@ type queued struct {
 	Conversation string   `json:"conv"`
 	User         string   `json:"user"`
 	Text         string   `json:"text"`
-	ChatType     ChatType `json:"chat"`
+	// Quote is the text of the message this one quotes (see promptText).
+	Quote string `json:"quote,omitempty"`
+	// Attachments are the message's files; their bytes wait in the store.
+	Attachments []queuedAttachment `json:"attachments,omitempty"`
+	ChatType    ChatType           `json:"chat"`
 	ReplyURL     string   `json:"reply_url,omitempty"`
 	// Channel names the channel to present the turn on; "" for a message
 	// queued before channels were named.
@@ -86,8 +90,9 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	m.Reply.Stream = randomID(12)
 	log := in.log.With("msgid", m.ID, "conv", m.Conversation, "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
 	text := strings.TrimSpace(m.Text)
+	m.Quote = strings.TrimSpace(m.Quote)
 	cmd, isCmd := parseCommand(text)
-	if in.cfg.Access.Allowed(m) && !isCmd && text != "" {
+	if in.cfg.Access.Allowed(m) && !isCmd && runnable(m, text) {
 		return in.enqueue(ctx, log, ch, m, text)
 	}
 	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream)
@@ -129,6 +134,11 @@ func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Me
 		}
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, out))
 	}
+	if lines := problemLines(m); lines != "" {
+		// Only attachments that did not arrive: nothing to run.
+		log.Info("nothing to run: no attachment arrived", "attachments", len(m.Attachments))
+		return in.show(ctx, ch, replyTo(m, ReplyFinished, lines))
+	}
 	return in.show(ctx, ch, replyTo(m, ReplyFinished, textEmpty))
 }
 
@@ -155,17 +165,29 @@ func (in *intake) show(ctx context.Context, ch Channel, r Reply) (Receipt, error
 }
 
 func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m Message, text string) (Receipt, error) {
+	// The bytes are stored first: a replica may take the turn the moment
+	// it is queued.
+	atts, err := in.keepAttachments(ctx, log, m)
+	if err != nil {
+		return Receipt{}, err
+	}
 	item, err := json.Marshal(queued{
 		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: m.Conversation, User: m.User,
-		Text: text, ChatType: m.ChatType, ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
+		Text: text, Quote: m.Quote, Attachments: atts, ChatType: m.ChatType,
+		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
 		Received: time.Now().UnixMilli(),
 	})
 	if err != nil {
+		in.dropAttachments(ctx, log, m.Conversation, m.Reply.Stream, len(atts))
 		return Receipt{}, fmt.Errorf("encode queued message: %w", err)
 	}
 	// Claimed and queued in one step: if it fails, nothing was, and the
 	// platform's retry is a first delivery again.
 	recorded, claimed, pos, leased, err := in.store.ClaimAndEnqueue(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream, item, in.cfg.MaxQueue)
+	if err != nil || !claimed || pos == 0 {
+		// Not queued under this stream: its bytes serve no turn.
+		in.dropAttachments(ctx, log, m.Conversation, m.Reply.Stream, len(atts))
+	}
 	if err != nil {
 		return Receipt{}, fmt.Errorf("enqueue message %s: %w", m.ID, err)
 	}

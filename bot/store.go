@@ -20,6 +20,7 @@ type Store interface {
 // and change.
 type IntakeStore interface {
 	Dedupe
+	Attachments
 	Enqueue(ctx context.Context, conv string, item []byte, max int) (position int, leased bool, err error)
 	Queued(ctx context.Context, conv string) ([][]byte, error)
 	Lease(ctx context.Context, conv string) (replica string, token int64, err error)
@@ -35,8 +36,10 @@ type SchedulerStore interface {
 	Replicas
 }
 
-// TurnStore is what the turn runner uses: each conversation's session.
+// TurnStore is what the turn runner uses: each conversation's session, and
+// the attachments of the message it runs.
 type TurnStore interface {
+	Attachments
 	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 }
@@ -60,6 +63,20 @@ type Dedupe interface {
 	// full or the message a repeat; leased says whether a turn holds the
 	// lease. The conversation is marked pending.
 	ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (recorded string, claimed bool, position int, leased bool, err error)
+}
+
+// Attachments keeps the bytes of a queued message's attachments until its
+// turn is over, so whichever replica runs the turn can write them into its
+// workspace. A message is named by its conversation and the stream intake
+// gave it; index is the attachment's place in Message.Attachments.
+type Attachments interface {
+	// SaveAttachment keeps data for a day.
+	SaveAttachment(ctx context.Context, conv, stream string, index int, data []byte) error
+	// Attachment returns what SaveAttachment kept; ok is false when it is
+	// gone (expired, or deleted).
+	Attachment(ctx context.Context, conv, stream string, index int) (data []byte, ok bool, err error)
+	// DeleteAttachments drops attachments 0..n-1 of the message.
+	DeleteAttachments(ctx context.Context, conv, stream string, n int) error
 }
 
 // Conversations keeps each conversation's agent session and working

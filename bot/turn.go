@@ -93,7 +93,12 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	saveCtx := context.WithoutCancel(ctx)
 	if ctx.Err() != nil && !endedOnItsOwn(stopReason, err) {
 		if rq, ok := pres.(Requeuer); ok {
-			return r.requeue(saveCtx, log, pres, rq, pub, card, started)
+			// Queued again, it needs its attachments' bytes once more.
+			if cut := r.requeue(saveCtx, log, pres, rq, pub, card, started); cut {
+				return true
+			}
+			r.forgetAttachments(saveCtx, log, q)
+			return false
 		}
 	}
 	status := r.outcome(ctx, timed, sink, stopReason, err)
@@ -101,6 +106,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	pub.SetStatus(status)
 	pub.Close()
 	r.finish(saveCtx, pres, card)
+	r.forgetAttachments(saveCtx, log, q)
 	return false
 }
 
@@ -177,13 +183,14 @@ func outcomeOf(st cards.Status, turnCtx context.Context) Outcome {
 
 // prompt opens the conversation's session and runs the turn in it.
 func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sink cardSink, takeover bool) (acp.StopReason, error) {
-	sid, _, note, err := r.session(ctx, q.Conversation, takeover)
+	sid, cwd, note, err := r.session(ctx, q.Conversation, takeover)
 	if err != nil {
 		return "", err
 	}
 	if note != "" {
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: note})
 	}
+	p := r.turnPrompt(ctx, log, q, cwd, sink)
 	r.mu.Lock()
 	r.running[sid] = sink
 	r.mu.Unlock()
@@ -210,7 +217,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 		}
 	}()
 	log.Info("turn started", "session", sid, "waited", time.Since(time.UnixMilli(q.Received)).Round(time.Millisecond).String())
-	stop, err := r.agent.Prompt(ctx, sid, acpbridge.TextPrompt(q.Text), sink)
+	stop, err := r.agent.Prompt(ctx, sid, p, sink)
 	close(done)
 	<-cancelled
 	if r.settle != nil {
@@ -290,6 +297,9 @@ func (r *turnRunner) failOrphan(ctx context.Context, conv, owner string, item []
 		return
 	}
 	log := r.log.With("conv", conv, "msgid", q.MsgID, "stream", q.StreamID, "turn_replica", owner)
+	// The card asks for the message again: it is not run, so its
+	// attachments serve no turn.
+	defer r.forgetAttachments(ctx, log, q)
 	saved, err := r.showFailed(ctx, q, textServerLost)
 	switch {
 	case err != nil:
