@@ -37,17 +37,17 @@ type Receipt struct {
 
 // queued is a message waiting in a conversation's queue, as stored in Redis.
 type queued struct {
-	MsgID        string   `json:"msgid"`
-	StreamID     string   `json:"stream"`
-	Conversation string   `json:"conv"`
-	User         string   `json:"user"`
-	Text         string   `json:"text"`
+	MsgID        string `json:"msgid"`
+	StreamID     string `json:"stream"`
+	Conversation string `json:"conv"`
+	User         string `json:"user"`
+	Text         string `json:"text"`
 	// Quote is the text of the message this one quotes (see promptText).
 	Quote string `json:"quote,omitempty"`
 	// Attachments are the message's files; their bytes wait in the store.
 	Attachments []queuedAttachment `json:"attachments,omitempty"`
 	ChatType    ChatType           `json:"chat"`
-	ReplyURL     string   `json:"reply_url,omitempty"`
+	ReplyURL    string             `json:"reply_url,omitempty"`
 	// Channel names the channel to present the turn on; "" for a message
 	// queued before channels were named.
 	Channel  string `json:"channel,omitempty"`

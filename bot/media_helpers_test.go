@@ -17,8 +17,8 @@ import (
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
-	"github.com/wecodex/wecodex/store"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/store"
 )
 
 // cardChat is memChat whose final snapshot is the whole stream frame the
