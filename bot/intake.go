@@ -37,23 +37,24 @@ type Receipt struct {
 
 // queued is a message waiting in a conversation's queue, as stored in Redis.
 type queued struct {
-	MsgID        string `json:"msgid"`
-	StreamID     string `json:"stream"`
-	Conversation string `json:"conv"`
-	User         string `json:"user"`
-	Text         string `json:"text"`
-	// Quote is the text of the message this one quotes (see promptText).
-	Quote string `json:"quote,omitempty"`
-	// Attachments are the message's files; their bytes wait in the store.
-	Attachments []queuedAttachment `json:"attachments,omitempty"`
-	ChatType    ChatType           `json:"chat"`
-	ReplyURL    string             `json:"reply_url,omitempty"`
+	MsgID        string   `json:"msgid"`
+	StreamID     string   `json:"stream"`
+	Conversation string   `json:"conv"`
+	User         string   `json:"user"`
+	Text         string   `json:"text"`
+	ChatType     ChatType `json:"chat"`
+	ReplyURL     string   `json:"reply_url,omitempty"`
 	// Channel names the channel to present the turn on; "" for a message
 	// queued before channels were named.
 	Channel  string `json:"channel,omitempty"`
 	ReplyRef string `json:"reply_ref,omitempty"`
 	// Received (unix ms) is when intake accepted the message.
 	Received int64 `json:"received"`
+	// Quote is the text of the message this one quotes (see promptText).
+	Quote string `json:"quote,omitempty"`
+	// Attachments are the message's files; their bytes wait in the store
+	// (see keepAttachments).
+	Attachments []queuedAttachment `json:"attachments,omitempty"`
 }
 
 func (q queued) turn() Turn {
