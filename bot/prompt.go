@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 
@@ -47,8 +48,8 @@ func (r *turnRunner) materialize(ctx context.Context, log *slog.Logger, q queued
 		log.Warn("attachment is gone from the store", "index", i)
 		return "it is no longer available"
 	}
-	name := safeName(a.Name, i, a.MIME)
-	rel, err := saveAttachment(workspace, name, data)
+	name := acpbridge.AttachmentName(a.Name, i, a.MIME)
+	rel, err := acpbridge.SaveAttachment(workspace, name, data)
 	if err != nil {
 		log.Warn("save attachment in the workspace", "index", i, "err", err)
 		return "it could not be saved in the workspace"
@@ -109,4 +110,12 @@ func (r *turnRunner) forgetAttachments(ctx context.Context, log *slog.Logger, q 
 	if err := r.store.DeleteAttachments(dctx, q.Conversation, q.StreamID, len(q.Attachments)); err != nil {
 		log.Warn("delete the attachments of a finished turn; they expire within a day", "err", err)
 	}
+}
+
+// imageMIME is a picture's media type: the channel's, else sniffed.
+func imageMIME(declared string, data []byte) string {
+	if strings.HasPrefix(declared, "image/") {
+		return declared
+	}
+	return http.DetectContentType(data)
 }

@@ -343,7 +343,6 @@ func (a *Agent) release(s *extSession) {
 
 // Prompt implements Agent.
 func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, prompt acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
-	text := prompt.Text
 	a.mu.Lock()
 	s := a.sessions[id]
 	switch {
@@ -366,6 +365,10 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, prompt acpbridge.P
 	if err != nil {
 		return "", err
 	}
+	blocks, err := promptBlocks(prompt, p.caps.PromptCapabilities.Image)
+	if err != nil {
+		return "", fmt.Errorf("prompt: %w", err)
+	}
 
 	turn := &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
 	a.mu.Lock()
@@ -377,7 +380,7 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, prompt acpbridge.P
 	agentID := s.agentID
 	a.mu.Unlock()
 
-	reason, err := a.runTurn(ctx, p, s, turn, agentID, text)
+	reason, err := a.runTurn(ctx, p, s, turn, agentID, blocks)
 	// However the turn ended, nothing may stay waiting on a decision for it.
 	a.mu.Lock()
 	turn.cancelled = true
@@ -435,12 +438,12 @@ type promptResult struct {
 
 // runTurn sends the prompt and supervises it: it ends on the response, on
 // the process exiting, or when the agent is silent for the hang timeout.
-func (a *Agent) runTurn(ctx context.Context, p *agentProc, s *extSession, turn *extTurn, agentID acp.SessionId, text string) (acp.StopReason, error) {
+func (a *Agent) runTurn(ctx context.Context, p *agentProc, s *extSession, turn *extTurn, agentID acp.SessionId, blocks []acp.ContentBlock) (acp.StopReason, error) {
 	pctx, abandon := context.WithCancel(ctx)
 	defer abandon()
 	done := make(chan promptResult, 1)
 	go func() {
-		resp, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: agentID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		resp, err := p.conn.Prompt(pctx, acp.PromptRequest{SessionId: agentID, Prompt: blocks})
 		done <- promptResult{resp, err}
 	}()
 

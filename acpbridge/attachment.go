@@ -1,11 +1,10 @@
-package bot
+package acpbridge
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path"
 	"strconv"
@@ -14,28 +13,29 @@ import (
 	"unicode/utf8"
 )
 
-// attachmentsDir is where a turn saves its message's attachments, relative
-// to the conversation's workspace.
-const attachmentsDir = "attachments"
+// AttachmentsDir is where the files a prompt brought (a chat message's
+// pictures and files, an ACP client's image blocks) are saved, relative to
+// the session's workspace.
+const AttachmentsDir = "attachments"
 
-// saveAttachment writes data into the workspace's attachments directory
+// SaveAttachment writes data into the workspace's attachments directory
 // under name, or name with a suffix ("log-2.txt") when another file holds
 // that name, and returns its path relative to the workspace. A file that
 // already holds exactly data is reused: a re-run of the turn (queued again
 // after a shutdown) finds the file it saved before instead of a copy. All
 // paths go through an os.Root, so a symlink the agent left in the
 // workspace cannot lead the write outside it.
-func saveAttachment(workspace, name string, data []byte) (string, error) {
+func SaveAttachment(workspace, name string, data []byte) (string, error) {
 	root, err := os.OpenRoot(workspace)
 	if err != nil {
 		return "", fmt.Errorf("open workspace: %w", err)
 	}
 	defer root.Close()
-	if err := root.MkdirAll(attachmentsDir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", attachmentsDir, err)
+	if err := root.MkdirAll(AttachmentsDir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", AttachmentsDir, err)
 	}
 	for n := 1; n <= 1000; n++ {
-		rel := path.Join(attachmentsDir, withSuffix(name, n))
+		rel := path.Join(AttachmentsDir, withSuffix(name, n))
 		switch err := createFile(root, rel, data); {
 		case err == nil:
 			return rel, nil
@@ -45,7 +45,7 @@ func saveAttachment(workspace, name string, data []byte) (string, error) {
 			return rel, nil
 		}
 	}
-	return "", fmt.Errorf("every name like %q is taken in %s", name, attachmentsDir)
+	return "", fmt.Errorf("every name like %q is taken in %s", name, AttachmentsDir)
 }
 
 // createFile writes data to a new file rel; fs.ErrExist when rel exists.
@@ -87,10 +87,10 @@ func withSuffix(name string, n int) string {
 	return strings.TrimSuffix(name, ext) + "-" + strconv.Itoa(n) + ext
 }
 
-// safeName is name when it is one safe path element (the channel derived
-// it; this checks again, since the bytes came from the network), else a
-// name made from the attachment's place and media type.
-func safeName(name string, index int, mime string) string {
+// AttachmentName is name when it is one safe path element (whoever derived
+// it, it came from the network, so it is checked again here), else a name
+// made from the attachment's place (0-based index) and media type.
+func AttachmentName(name string, index int, mime string) string {
 	if isSafeName(name) {
 		return name
 	}
@@ -124,12 +124,4 @@ func extensionOf(mime string) string {
 		return ".mp4"
 	}
 	return ""
-}
-
-// imageMIME is a picture's media type: the channel's, else sniffed.
-func imageMIME(declared string, data []byte) string {
-	if strings.HasPrefix(declared, "image/") {
-		return declared
-	}
-	return http.DetectContentType(data)
 }

@@ -1,4 +1,4 @@
-package bot
+package acpbridge
 
 import (
 	"os"
@@ -22,9 +22,9 @@ func TestSaveAttachmentNames(t *testing.T) {
 		{"noext", "a", "attachments/noext"},
 		{"noext", "b", "attachments/noext-2"},
 	} {
-		got, err := saveAttachment(ws, tc.name, []byte(tc.data))
+		got, err := SaveAttachment(ws, tc.name, []byte(tc.data))
 		if err != nil || got != tc.want {
-			t.Fatalf("%d: saveAttachment(%q, %q) = %q, %v; want %q", i, tc.name, tc.data, got, err, tc.want)
+			t.Fatalf("%d: SaveAttachment(%q, %q) = %q, %v; want %q", i, tc.name, tc.data, got, err, tc.want)
 		}
 		if have, err := os.ReadFile(filepath.Join(ws, got)); err != nil || string(have) != tc.data {
 			t.Fatalf("%d: %s holds %q, %v", i, got, have, err)
@@ -35,10 +35,10 @@ func TestSaveAttachmentNames(t *testing.T) {
 // A symlink the agent left in the workspace cannot lead a save outside it.
 func TestSaveAttachmentStaysInTheWorkspace(t *testing.T) {
 	ws, outside := t.TempDir(), t.TempDir()
-	if err := os.Symlink(outside, filepath.Join(ws, attachmentsDir)); err != nil {
+	if err := os.Symlink(outside, filepath.Join(ws, AttachmentsDir)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := saveAttachment(ws, "x.txt", []byte("secret")); err == nil {
+	if got, err := SaveAttachment(ws, "x.txt", []byte("secret")); err == nil {
 		t.Fatalf("saved through a symlink out of the workspace as %s", got)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
@@ -61,30 +61,8 @@ func TestSafeName(t *testing.T) {
 		{"nul\x00", "", "attachment-3"},
 		{"bad\xffutf8", "", "attachment-3"},
 	} {
-		if got := safeName(tc.name, 2, tc.mime); got != tc.want {
-			t.Errorf("safeName(%q) = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
-// The prompt puts the quote first, marked, then the text, the files and
-// what could not be attached; a quote alone is the prompt.
-func TestPromptText(t *testing.T) {
-	for _, tc := range []struct {
-		text, quote    string
-		files, missing []string
-		want           string
-	}{
-		{"fix it", "", nil, nil, "fix it"},
-		{"", "the quoted ask", nil, nil, "the quoted ask"},
-		{"why?", "a\nb", nil, nil, "Quoted message:\n> a\n> b\n\nwhy?"},
-		{"", "", []string{"attachments/x.log"}, nil, "Attached files (paths relative to the working directory):\n- attachments/x.log"},
-		{"", "", nil, nil, ""}, // a picture alone: Codex gets the image input only
-		{"see", "", []string{"attachments/a", "attachments/b"}, []string{"c: gone"},
-			"see\n\nAttached files (paths relative to the working directory):\n- attachments/a\n- attachments/b\n\nNot attached:\n- c: gone"},
-	} {
-		if got := promptText(tc.text, tc.quote, tc.files, tc.missing); got != tc.want {
-			t.Errorf("promptText(%q, %q, %q, %q) = %q, want %q", tc.text, tc.quote, tc.files, tc.missing, got, tc.want)
+		if got := AttachmentName(tc.name, 2, tc.mime); got != tc.want {
+			t.Errorf("AttachmentName(%q) = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
