@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -46,7 +45,7 @@ func ServeACP(ctx context.Context, agent acpbridge.Agent, in io.Reader, out io.W
 	serveCtx, stopTurns := context.WithCancel(ctx)
 	defer stopTurns()
 	w := &lockedWriter{w: out}
-	s := &server{agent: agent, log: log, version: opts.Version, ctx: serveCtx, w: w, queues: map[acp.SessionId]*outbox{}}
+	s := &server{agent: agent, log: log, version: opts.Version, ctx: serveCtx, w: w, queues: map[acp.SessionId]*outbox{}, cwds: map[acp.SessionId]string{}}
 	conn := acp.NewAgentSideConnection(s, w, in)
 	conn.SetLogger(log)
 	s.conn = conn
@@ -93,6 +92,7 @@ type server struct {
 
 	mu       sync.Mutex
 	queues   map[acp.SessionId]*outbox
+	cwds     map[acp.SessionId]string // each session's workspace, for the pictures its prompts bring
 	closed   bool
 	inflight int           // requests being handled
 	idle     chan struct{} // closed when inflight drops to 0 while waited on
@@ -135,10 +135,15 @@ var _ acp.AgentLoader = (*server)(nil)
 func (s *server) Initialize(_ context.Context, req acp.InitializeRequest) (acp.InitializeResponse, error) {
 	s.log.Info("acp client connected", "protocol_version", req.ProtocolVersion)
 	return acp.InitializeResponse{
-		ProtocolVersion:   acp.ProtocolVersionNumber,
-		AgentInfo:         &acp.Implementation{Name: acpbridge.ServedAgentName, Version: s.version},
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: true},
-		AuthMethods:       []acp.AuthMethod{},
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentInfo:       &acp.Implementation{Name: acpbridge.ServedAgentName, Version: s.version},
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession: true,
+			// Pictures are saved in the session's workspace and passed on
+			// (Codex: localImage input).
+			PromptCapabilities: acp.PromptCapabilities{Image: true},
+		},
+		AuthMethods: []acp.AuthMethod{},
 	}, nil
 }
 
@@ -152,6 +157,7 @@ func (s *server) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp
 	if err != nil {
 		return acp.NewSessionResponse{}, fmt.Errorf("new session in %s: %w", req.Cwd, err)
 	}
+	s.setCwd(id, req.Cwd)
 	s.log.Info("session started", "session", id)
 	return acp.NewSessionResponse{SessionId: id}, nil
 }
@@ -169,6 +175,7 @@ func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (a
 	if err := q.flush(ctx); err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("load session %s: send history: %w", req.SessionId, err)
 	}
+	s.setCwd(req.SessionId, req.Cwd)
 	s.log.Info("session loaded", "session", req.SessionId)
 	return acp.LoadSessionResponse{}, nil
 }
@@ -189,7 +196,11 @@ func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptR
 		}
 	})
 	defer stop()
-	reason, err := s.agent.Prompt(s.ctx, req.SessionId, acpbridge.TextPrompt(promptText(req.Prompt)), s.sink(q))
+	p, err := prompt(req.Prompt, s.cwdOf(req.SessionId))
+	if err != nil {
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	reason, err := s.agent.Prompt(s.ctx, req.SessionId, p, s.sink(q))
 	if ferr := q.flush(s.ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("send turn updates: %w", ferr)
 	}
@@ -225,6 +236,18 @@ func (s *server) CloseSession(context.Context, acp.CloseSessionRequest) (acp.Clo
 
 func (s *server) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
 	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+func (s *server) setCwd(id acp.SessionId, cwd string) {
+	s.mu.Lock()
+	s.cwds[id] = cwd
+	s.mu.Unlock()
+}
+
+func (s *server) cwdOf(id acp.SessionId) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwds[id]
 }
 
 // queue returns the session's outbox, creating it on first use.
@@ -284,24 +307,6 @@ func (s *server) requestPermission(ctx context.Context, req acp.RequestPermissio
 		return acpbridge.Cancelled()
 	}
 	return acpbridge.Answered(resp)
-}
-
-// promptText flattens a prompt into the text an Agent takes: text blocks as
-// they are, links and embedded text resources by their URI and text.
-func promptText(blocks []acp.ContentBlock) string {
-	var parts []string
-	for _, b := range blocks {
-		switch {
-		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
-		case b.ResourceLink != nil:
-			parts = append(parts, b.ResourceLink.Uri)
-		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
-			r := b.Resource.Resource.TextResourceContents
-			parts = append(parts, r.Uri+"\n"+r.Text)
-		}
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // ClientPermissions is a PermissionFunc source for an Agent served by
