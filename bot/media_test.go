@@ -161,3 +161,25 @@ func TestRequeuedTurnFindsItsAttachments(t *testing.T) {
 		t.Fatalf("the picture is still in Redis after the re-run finished (%v, %v)", ok, err)
 	}
 }
+
+// A file larger than bot.MaxAttachmentBytes is not kept in Redis: it is one
+// line on the card, and the text runs.
+func TestTooLargeAttachmentIsOneLineAndTheTextRuns(t *testing.T) {
+	rig := newMediaRig(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Done."))))
+	e := rig.engine(t, "r1", rig.root)
+	big := make([]byte, 21<<20)
+	if _, err := e.Receive(t.Context(), alice("m1", "Summarise it.", bot.Attachment{Kind: bot.AttachFile, Name: "big.bin", Data: big})); err != nil {
+		t.Fatal(err)
+	}
+	if keys := rig.attachmentKeys(t); len(keys) != 0 {
+		t.Fatalf("Redis keeps %q for a file over the limit", keys)
+	}
+	run(t, e)
+	got := rig.chat.waitFor(t, "finish")
+	if want := "final <think>\n⚠️ 📎 big.bin was not attached: it is too large (21.0 MiB; the limit is 20 MiB)\n</think>\n\nDone. | done"; got[len(got)-2] != want {
+		t.Fatalf("final card %q, want %q", got[len(got)-2], want)
+	}
+	if text := rig.h.Server.ModelRequests()[0].UserText; text != "Summarise it.\n\nNot attached:\n- big.bin: it is too large (21.0 MiB; the limit is 20 MiB)" {
+		t.Fatalf("the model read %q", text)
+	}
+}
