@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/store"
 )
@@ -26,7 +27,7 @@ func (failingEnqueue) ClaimAndEnqueue(context.Context, string, string, string, s
 // lasting; the picture reaches the model once.
 func TestAttachmentsOfAFailedOrRepeatedDelivery(t *testing.T) {
 	rig := newMediaRig(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Seen."))))
-	pic := picture(t, 3)
+	pic := codextest.Picture(t, 3)
 	m := alice("m1", "What is it?", bot.Attachment{Kind: bot.AttachImage, Name: "p.png", Data: pic})
 	cfg := bot.Config{Replica: "r1", WorkspaceRoot: rig.root, UpdateInterval: time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quietLog()}

@@ -1,12 +1,10 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/png"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -123,16 +121,16 @@ func alice(id, text string, atts ...bot.Attachment) bot.Message {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// picture is a small PNG whose pixels depend on seed.
-func picture(t *testing.T, seed uint8) []byte {
+// fileNames lists the names in dir, sorted.
+func fileNames(t *testing.T, dir string) []string {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 3, 3))
-	for i := range img.Pix {
-		img.Pix[i] = seed + uint8(i*11)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

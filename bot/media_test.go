@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -22,7 +23,7 @@ import (
 // card, and the bytes leave Redis once the turn is over.
 func TestAttachmentsReachCodexOnTheReplicaThatRuns(t *testing.T) {
 	rig := newMediaRig(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "The build fails on line 2."))))
-	pic, log := picture(t, 7), []byte("line 1\nline 2: error\n")
+	pic, log := codextest.Picture(t, 7), []byte("line 1\nline 2: error\n")
 	rootA, rootB := t.TempDir(), t.TempDir()
 	a, b := rig.engine(t, "replica-a", rootA), rig.engine(t, "replica-b", rootB)
 
@@ -108,7 +109,7 @@ func TestRequeuedTurnFindsItsAttachments(t *testing.T) {
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Read it.")),
 	))
 	rig.chat.requeue = true
-	pic, log := picture(t, 40), []byte("boom\n")
+	pic, log := codextest.Picture(t, 40), []byte("boom\n")
 	first := rig.engine(t, "replica-a", rig.root)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
@@ -146,14 +147,7 @@ func TestRequeuedTurnFindsItsAttachments(t *testing.T) {
 	if len(last.UserImages) != 1 || !bytes.Equal(last.UserImages[0].Data, pic) || !strings.HasPrefix(last.UserText, "Look.\n\nAttached files (paths relative to the working directory):\n- attachments/boom.log<image") {
 		t.Fatalf("the re-run's request: %d pictures, text %q; want the picture and the file again", len(last.UserImages), last.UserText)
 	}
-	entries, err := os.ReadDir(filepath.Join(workspace(t, rig.root, "single:alice"), "attachments"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+	names := fileNames(t, filepath.Join(workspace(t, rig.root, "single:alice"), "attachments"))
 	if !slices.Equal(names, []string{"a.png", "boom.log"}) {
 		t.Fatalf("attachments/ holds %q, want each file once", names)
 	}

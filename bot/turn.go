@@ -93,33 +93,32 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	saveCtx := context.WithoutCancel(ctx)
 	if ctx.Err() != nil && !endedOnItsOwn(stopReason, err) {
 		if rq, ok := pres.(Requeuer); ok {
-			// Queued again, it needs its attachments' bytes once more.
-			if cut := r.requeue(saveCtx, log, pres, rq, pub, card, started); cut {
-				return true
-			}
-			r.forgetAttachments(saveCtx, log, q)
-			return false
+			return r.requeue(saveCtx, log, q, pres, rq, pub, card, started)
 		}
 	}
+	// The turn is over: its files are in the workspace, and the message
+	// never runs again.
+	r.forgetAttachments(saveCtx, log, q)
 	status := r.outcome(ctx, timed, sink, stopReason, err)
 	r.ended(log, outcomeOf(status, timed), status, started)
 	pub.SetStatus(status)
 	pub.Close()
 	r.finish(saveCtx, pres, card)
-	r.forgetAttachments(saveCtx, log, q)
 	return false
 }
 
 // requeue hands a turn the engine's shutdown cut short back to the queue,
 // when its presenter can say so on the reply; cut reports it did. A
 // re-queued turn is not counted: it runs again and is counted then.
-func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, pres Presenter, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time) (cut bool) {
+func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, q queued, pres Presenter, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time) (cut bool) {
 	rq.Requeue(textRequeued)
 	pub.Close()
 	if rq.Requeued() {
+		// Queued again, it needs its attachments' bytes once more.
 		log.Info("turn ended", "status", "re-queued", "duration", time.Since(started).Round(time.Millisecond).String())
 		return true
 	}
+	r.forgetAttachments(ctx, log, q)
 	// The reply had finished: the card's end goes out as usual.
 	card.Notice(string(acpbridge.NoticeWarning), textShutdown)
 	card.SetStatus(cards.Status{State: cards.StateCancelled})

@@ -2,34 +2,15 @@ package codex
 
 import (
 	"bytes"
-	"image"
-	"image/color"
-	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
-
-// testPNG is a small picture with distinct pixels, so a re-encoded or
-// swapped picture would not compare equal.
-func testPNG(t *testing.T, seed uint8) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
-	for i := range img.Pix {
-		img.Pix[i] = seed + uint8(i*7)
-	}
-	img.Set(0, 0, color.RGBA{R: 255, A: 255})
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // A prompt's pictures reach the model as the request's input_image parts,
 // byte for byte, next to the prompt's text: Codex got them as localImage
@@ -38,16 +19,11 @@ func TestPromptImagesReachTheModel(t *testing.T) {
 	ctx := testCtx(t)
 	a, h := newAgent(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Two pictures.")),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Only words."))), sm.HomeOptions{}, Options{})
-	pics := [][]byte{testPNG(t, 1), testPNG(t, 90)}
+	var pics [][]byte
 	var imgs []acpbridge.Image
-	for i, b := range pics {
-		p := filepath.Join(h.Workspace, "attachments", []string{"first.png", "second.png"}[i])
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	for i, name := range []string{"first.png", "second.png"} {
+		p := filepath.Join(h.Workspace, "attachments", name)
+		pics = append(pics, codextest.WritePicture(t, p, uint8(1+89*i)))
 		imgs = append(imgs, acpbridge.Image{Path: p, MIME: "image/png"})
 	}
 	id, err := a.NewSession(ctx, h.Workspace)

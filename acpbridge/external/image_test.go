@@ -3,9 +3,6 @@ package external_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,7 +30,7 @@ func TestRealAgentsTakeImagePrompts(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(h.Workspace, "attachments", "shot.png")
-			pic := writePicture(t, path)
+			pic := codextest.WritePicture(t, path, 200)
 			rec := &recorder{}
 			reason, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "What is this?", Images: []acpbridge.Image{{Path: path, MIME: "image/png"}}}, rec)
 			if err != nil || reason != acp.StopReasonEndTurn {
@@ -53,23 +50,4 @@ func TestRealAgentsTakeImagePrompts(t *testing.T) {
 			}
 		})
 	}
-}
-
-func writePicture(t *testing.T, path string) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 5, 2))
-	for i := range img.Pix {
-		img.Pix[i] = uint8(255 - i*9)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }

@@ -3,8 +3,6 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,26 +16,6 @@ import (
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
-
-// pictureFile writes a small PNG whose pixels depend on seed to path.
-func pictureFile(t *testing.T, path string, seed uint8) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 2, 5))
-	for i := range img.Pix {
-		img.Pix[i] = seed + uint8(i*13)
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // Pictures go through `wecodex codex-acp` as ACP image blocks (it declares
 // promptCapabilities.image, so the external client sends them) and reach
@@ -55,7 +33,7 @@ func TestImagePromptThroughWecodexCodexACP(t *testing.T) {
 	}
 	inside := filepath.Join(h.Workspace, "attachments", "inside.png")
 	outside := filepath.Join(t.TempDir(), "outside.png")
-	pics := [][]byte{pictureFile(t, inside, 1), pictureFile(t, outside, 77)}
+	pics := [][]byte{codextest.WritePicture(t, inside, 1), codextest.WritePicture(t, outside, 77)}
 
 	rec := &recorder{}
 	reason, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "Compare them.", Images: []acpbridge.Image{
