@@ -66,7 +66,7 @@ func ExampleServeACP() {
 	call(3, "session/prompt", map[string]any{"sessionId": "echo-1", "prompt": []any{map[string]any{"type": "text", "text": "why?"}}})
 	inW.Close()
 	// Output:
-	// initialize -> {"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"example"},"authMethods":[],"protocolVersion":1}
+	// initialize -> {"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{"image":true},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"example"},"authMethods":[],"protocolVersion":1}
 	// session/new -> {"sessionId":"echo-1"}
 	// session/update: agent_thought_chunk "Reading the question."
 	// session/update: agent_message_chunk "answer to: why?"

@@ -195,7 +195,7 @@ func TestServeACPWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := bridgetest.Encode(t, init), `{"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"1.2.3"},"authMethods":[],"protocolVersion":1}`; got != want {
+	if got, want := bridgetest.Encode(t, init), `{"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{"image":true},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"1.2.3"},"authMethods":[],"protocolVersion":1}`; got != want {
 		t.Errorf("initialize\n got %s\nwant %s", got, want)
 	}
 	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
