@@ -177,3 +177,25 @@ func TestTooLargeAttachmentIsOneLineAndTheTextRuns(t *testing.T) {
 		t.Fatalf("the model read %q", text)
 	}
 }
+
+// A picture alone (WeCom's 1:1 image message has no text) runs a turn: the
+// model gets the picture and no text of the user's beyond Codex's own
+// image tag.
+func TestPictureAloneRuns(t *testing.T) {
+	rig := newMediaRig(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "A grid."))))
+	e := rig.engine(t, "r1", rig.root)
+	pic := codextest.Picture(t, 9)
+	if _, err := e.Receive(t.Context(), alice("m1", "", bot.Attachment{Kind: bot.AttachImage, Name: "p.png", MIME: "image/png", Data: pic})); err != nil {
+		t.Fatal(err)
+	}
+	run(t, e)
+	got := rig.chat.waitFor(t, "finish")
+	if want := []string{"show 1 single:alice: ⏳ Thinking…", "present single:alice: ", "final A grid. | done", "finish"}; !slices.Equal(got, want) {
+		t.Fatalf("the channel showed\n%q\nwant\n%q", got, want)
+	}
+	req := rig.h.Server.ModelRequests()[0]
+	wantText := `<image name=[Image #1] path="` + filepath.Join(workspace(t, rig.root, "single:alice"), "attachments", "p.png") + `"></image>`
+	if req.UserText != wantText || len(req.UserImages) != 1 || !bytes.Equal(req.UserImages[0].Data, pic) {
+		t.Fatalf("the model read %q with %d pictures; want %q and the picture", req.UserText, len(req.UserImages), wantText)
+	}
+}
