@@ -12,15 +12,14 @@ import (
 // never higher. A larger one is not kept; its card says so.
 const MaxAttachmentBytes = 20 << 20
 
-// queuedAttachment is an Attachment as its queued message records it: the
-// bytes wait in the store (Stored), under the message's stream and the
-// attachment's index.
+// queuedAttachment is an Attachment as its queued message records it. Its
+// bytes, unless it has a Problem, wait in the store under the message's
+// stream and the attachment's index.
 type queuedAttachment struct {
 	Kind    AttachmentKind `json:"kind"`
 	Name    string         `json:"name,omitempty"`
 	MIME    string         `json:"mime,omitempty"`
 	Problem string         `json:"problem,omitempty"`
-	Stored  bool           `json:"stored,omitempty"`
 }
 
 // problemLine is the line the card shows for an attachment that is not
@@ -73,7 +72,6 @@ func (in *intake) keepAttachments(ctx context.Context, log *slog.Logger, m Messa
 				in.dropAttachments(ctx, log, m.Conversation, m.Reply.Stream, i)
 				return nil, fmt.Errorf("keep attachment %d of message %s: %w", i, m.ID, err)
 			}
-			q.Stored = true
 		}
 		out[i] = q
 	}
