@@ -11,6 +11,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
@@ -31,10 +32,10 @@ func TestRealAgentsTakeImagePrompts(t *testing.T) {
 			}
 			path := filepath.Join(h.Workspace, "attachments", "shot.png")
 			pic := codextest.WritePicture(t, path, 200)
-			rec := &recorder{}
+			rec := &bridgetest.Recorder{}
 			reason, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "What is this?", Images: []acpbridge.Image{{Path: path, MIME: "image/png"}}}, rec)
 			if err != nil || reason != acp.StopReasonEndTurn {
-				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.lines())
+				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.Lines())
 			}
 			var turn *sm.Request
 			for _, r := range h.Server.ModelRequests() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
@@ -35,14 +36,14 @@ func TestImagePromptThroughWecodexCodexACP(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside.png")
 	pics := [][]byte{codextest.WritePicture(t, inside, 1), codextest.WritePicture(t, outside, 77)}
 
-	rec := &recorder{}
+	rec := &bridgetest.Recorder{}
 	reason, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "Compare them.", Images: []acpbridge.Image{
 		{Path: inside, MIME: "image/png"}, {Path: outside, MIME: "image/png"},
 	}}, rec)
 	if err != nil || reason != acp.StopReasonEndTurn {
-		t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.lines())
+		t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.Lines())
 	}
-	if got, want := answerKinds(rec), []string{"message: Two pictures."}; !equal(got, want) {
+	if got, want := answerKinds(rec), []string{"message: Two pictures."}; !slices.Equal(got, want) {
 		t.Errorf("updates %q, want %q", got, want)
 	}
 	reqs := h.Server.ModelRequests()
