@@ -50,6 +50,9 @@ type e2e struct {
 	// access replaces the access section's lists. Empty: the defaults.
 	approval, access string
 	sandbox          string // agent.codex.sandbox
+	// env is added to every serve process's environment: WECODEX_ variables
+	// override config keys (wecom.aibot.mode longconn, for one).
+	env []string
 }
 
 func newE2E(t *testing.T, script scriptedmodel.Script) *e2e {
@@ -243,7 +246,7 @@ func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 			env = append(env, kv)
 		}
 	}
-	return serveWithEnv(t, cfg, env, e.urls)
+	return serveWithEnv(t, cfg, append(env, e.env...), e.urls)
 }
 
 // serveWithEnv starts `wecodex serve --config cfg` with exactly env, and waits

@@ -150,3 +150,29 @@ func IsFinalStream(reqID string) func(Record) bool {
 		return r.Kind == KindRequest && r.Cmd == "aibot_respond_msg" && r.ReqID == reqID && r.Stream().Finish
 	}
 }
+
+// Overlapping is every request on reqID that a connection sent while an
+// earlier one on the same req_id still awaited its ack: a client that
+// serialises its frames per req_id, as the SDK does (§A.7), has none.
+func (s *LongConnServer) Overlapping(reqID string) []Record {
+	var out []Record
+	waiting := map[int]int{} // by connection
+	for _, r := range s.Records() {
+		if r.Kind == KindClose {
+			waiting[r.Conn] = 0
+		}
+		if r.ReqID != reqID {
+			continue
+		}
+		switch r.Kind {
+		case KindRequest:
+			if waiting[r.Conn] > 0 {
+				out = append(out, r)
+			}
+			waiting[r.Conn]++
+		case KindAck:
+			waiting[r.Conn]--
+		}
+	}
+	return out
+}

@@ -161,23 +161,8 @@ func TestReplicasOneConnectionAndRelay(t *testing.T) {
 
 func assertOneInFlight(t *testing.T, srv *wecomtest.LongConnServer, reqID string) {
 	t.Helper()
-	waiting := map[int]int{}
-	for _, r := range srv.Records() {
-		if r.Kind == wecomtest.KindClose {
-			waiting[r.Conn] = 0
-		}
-		if r.ReqID != reqID {
-			continue
-		}
-		switch r.Kind {
-		case wecomtest.KindRequest:
-			if waiting[r.Conn] > 0 {
-				t.Fatalf("frame %d on %s sent while another awaited its ack", r.Seq, reqID)
-			}
-			waiting[r.Conn]++
-		case wecomtest.KindAck:
-			waiting[r.Conn]--
-		}
+	if over := srv.Overlapping(reqID); len(over) > 0 {
+		t.Fatalf("frame %d on %s sent while another awaited its ack", over[0].Seq, reqID)
 	}
 }
 
