@@ -168,10 +168,13 @@ func (k Keys) Holder(botID string) string { return k.longconn(botID) + ":holder"
 // next value. TTL FenceTTL.
 func (k Keys) HolderFence(botID string) string { return k.longconn(botID) + ":fence" }
 
-// LongConnStream holds the newest frame of one reply stream (by the
-// callback's req_id) for the holder to push. TTL LongConnStreamTTL.
+// LongConnStream is a hash {seq, frame, ended}: the newest frame of one
+// reply stream (by the callback's req_id) for the holder to push, and
+// whether the stream is over. TTL LongConnStreamTTL. (":frame:", not the
+// ":stream:" of the string keys before it, so a replica of either version
+// never meets the other's type.)
 func (k Keys) LongConnStream(botID, reqID string) string {
-	return k.longconn(botID) + ":stream:" + reqID
+	return k.longconn(botID) + ":frame:" + reqID
 }
 
 // LongConnStreams is the set of req_ids whose stream has not finished, which

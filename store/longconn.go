@@ -97,34 +97,62 @@ func (s *Store) Holder(ctx context.Context, botID string) (replica string, token
 	return replica, token, nil
 }
 
-// PutStreamFrame records frame as the newest of reqID's stream, marks the
-// stream running and announces it to the holder.
-func (s *Store) PutStreamFrame(ctx context.Context, botID, reqID string, frame []byte) error {
-	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, s.keys.LongConnStream(botID, reqID), frame, LongConnStreamTTL)
-		p.SAdd(ctx, s.keys.LongConnStreams(botID), reqID)
-		p.PExpire(ctx, s.keys.LongConnStreams(botID), LongConnStreamTTL)
-		return nil
-	})
+// A stream's record is a hash {seq, frame, ended}: seq orders the frames of
+// one stream across replicas (zero-padded, so Lua compares the strings: its
+// numbers are doubles and the seqs exceed 2^53), and ended, once set, makes
+// the stream take no further frame.
+
+// putStreamFrame stores a frame newer than the stored one of a stream not
+// ended. KEYS: stream, streams. ARGV: seq, frame, TTL (ms), req_id.
+var putStreamFrame = redis.NewScript(`
+local cur = redis.call('HMGET', KEYS[1], 'seq', 'ended')
+if cur[2] or (cur[1] and cur[1] >= ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'seq', ARGV[1], 'frame', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+`)
+
+// streamSeq is seq as putStreamFrame compares it.
+func streamSeq(seq int64) string { return fmt.Sprintf("%019d", seq) }
+
+// PutStreamFrame records frame, the snapshot numbered seq, as the newest of
+// reqID's stream, marks the stream running and announces it to the holder.
+// stored is false, and nothing is announced, when the stream already has a
+// frame numbered seq or later, or has ended: a late write (a queue position
+// racing the turn's first frame) never replaces a newer frame, even for a
+// holder that takes over from Redis.
+func (s *Store) PutStreamFrame(ctx context.Context, botID, reqID string, seq int64, frame []byte) (stored bool, err error) {
+	if seq < 0 {
+		return false, fmt.Errorf("store long-connection frame: negative seq %d", seq)
+	}
+	n, err := putStreamFrame.Run(ctx, s.client, []string{s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},
+		streamSeq(seq), frame, LongConnStreamTTL.Milliseconds(), reqID).Int()
 	if err != nil {
-		return fmt.Errorf("store long-connection frame: %w", err)
+		return false, fmt.Errorf("store long-connection frame: %w", err)
+	}
+	if n == 0 {
+		return false, nil
 	}
 	if err := s.client.Publish(ctx, s.keys.LongConnFrames(botID), reqID).Err(); err != nil {
-		return fmt.Errorf("announce long-connection frame: %w", err)
+		return true, fmt.Errorf("announce long-connection frame: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
-// StreamFrame is the newest frame of reqID's stream (nil when none).
+// StreamFrame is the newest frame of reqID's stream (nil when none, or when
+// the stream has ended).
 func (s *Store) StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error) {
-	v, err := s.client.Get(ctx, s.keys.LongConnStream(botID, reqID)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
+	v, err := s.client.HMGet(ctx, s.keys.LongConnStream(botID, reqID), "frame", "ended").Result()
 	if err != nil {
 		return nil, fmt.Errorf("read long-connection frame: %w", err)
 	}
-	return v, nil
+	frame, _ := v[0].(string)
+	if frame == "" || v[1] != nil {
+		return nil, nil
+	}
+	return []byte(frame), nil
 }
 
 // RunningStreams is the newest frame of every stream not yet ended, by
@@ -149,23 +177,24 @@ func (s *Store) RunningStreams(ctx context.Context, botID string) (map[string][]
 	return out, nil
 }
 
-// endStream forgets a stream, for the holder of token only. KEYS: holder,
-// stream, streams. ARGV: token, req_id, the frame that was pushed last.
+// endStream marks a stream ended, for the holder of token only. KEYS:
+// holder, stream, streams. ARGV: token, req_id, TTL (ms).
 var endStream = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-if redis.call('GET', KEYS[2]) ~= ARGV[3] then return 1 end
-redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], 'ended', '1')
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[2])
 return 1
 `)
 
-// EndStream forgets reqID's stream once its final frame was pushed, if token
-// still holds the lease (a deposed holder must not hide a stream from its
-// successor); a newer frame stored meanwhile keeps the stream running.
-func (s *Store) EndStream(ctx context.Context, botID, reqID string, token int64, pushed []byte) (bool, error) {
+// EndStream records that reqID's stream is over, before its final frame is
+// pushed, if token still holds the lease (a deposed holder must not hide a
+// stream from its successor, which pushes the final frame instead): from
+// then on no holder pushes it again and no frame is stored for it.
+func (s *Store) EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
 	n, err := endStream.Run(ctx, s.client,
 		[]string{s.keys.Holder(botID), s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},
-		token, reqID, pushed).Int()
+		token, reqID, LongConnStreamTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("end long-connection stream: %w", err)
 	}

@@ -14,7 +14,7 @@ func TestLongConnKeysShareAHashTag(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{k.Holder("aib1"), "wx:{longconn:aib1}:holder"},
 		{k.HolderFence("aib1"), "wx:{longconn:aib1}:fence"},
-		{k.LongConnStream("aib1", "REQ_1"), "wx:{longconn:aib1}:stream:REQ_1"},
+		{k.LongConnStream("aib1", "REQ_1"), "wx:{longconn:aib1}:frame:REQ_1"},
 		{k.LongConnStreams("aib1"), "wx:{longconn:aib1}:streams"},
 		{k.LongConnFrames("aib1"), "wx:longconn:aib1:frames"},
 	} {
@@ -40,8 +40,8 @@ func TestHolderLeaseFencing(t *testing.T) {
 	if r, tok, _ := b.Holder(ctx, "aib1"); r != "A" || tok != ta {
 		t.Fatalf("holder = %s/%d, want A/%d", r, tok, ta)
 	}
-	if err := a.PutStreamFrame(ctx, "aib1", "REQ_1", []byte("f1")); err != nil {
-		t.Fatal(err)
+	if ok, err := a.PutStreamFrame(ctx, "aib1", "REQ_1", 1, []byte("f1")); err != nil || !ok {
+		t.Fatalf("put = %v, %v", ok, err)
 	}
 	// A lapses (simulated by deleting its lease as the TTL would).
 	a.Client().Del(ctx, a.Keys().Holder("aib1"))
@@ -52,14 +52,14 @@ func TestHolderLeaseFencing(t *testing.T) {
 	if held, err := a.RenewHolder(ctx, "aib1", "A", ta, time.Minute); err != nil || held {
 		t.Fatalf("A renew with its old token = %v, %v; want refused", held, err)
 	}
-	if ok, err := a.EndStream(ctx, "aib1", "REQ_1", ta, []byte("f1")); err != nil || ok {
+	if ok, err := a.EndStream(ctx, "aib1", "REQ_1", ta); err != nil || ok {
 		t.Fatalf("A ends a stream with its old token = %v, %v; want refused", ok, err)
 	}
 	running, err := b.RunningStreams(ctx, "aib1")
 	if err != nil || len(running) != 1 || string(running["REQ_1"]) != "f1" {
 		t.Fatalf("running streams = %q, %v; want REQ_1: f1", running, err)
 	}
-	if ok, err := b.EndStream(ctx, "aib1", "REQ_1", tb, []byte("f1")); err != nil || !ok {
+	if ok, err := b.EndStream(ctx, "aib1", "REQ_1", tb); err != nil || !ok {
 		t.Fatalf("B ends the stream = %v, %v", ok, err)
 	}
 	if running, _ := b.RunningStreams(ctx, "aib1"); len(running) != 0 {
@@ -89,5 +89,52 @@ func TestHolderLeaseRetakenAfterRedisLostIt(t *testing.T) {
 	}
 	if r, tok, _ := a.Holder(ctx, "aib1"); r != "A" || tok != ta {
 		t.Fatalf("holder = %s/%d, want A/%d", r, tok, ta)
+	}
+}
+
+// TestStreamFramesOrderedAndEnded: a stream keeps its newest frame by seq,
+// whatever order the writes arrive in (seqs beyond 2^53 included, where
+// floating point would tie them); once ended it takes no frame and is no
+// longer running.
+func TestStreamFramesOrderedAndEnded(t *testing.T) {
+	prefix := testenv.Prefix(t, "stream-frames")
+	s := testenv.OpenStore(t, prefix)
+	ctx := context.Background()
+	token, err := s.AcquireHolder(ctx, "aib1", "A", time.Minute)
+	if err != nil || token == 0 {
+		t.Fatalf("acquire = %d, %v", token, err)
+	}
+	const big = int64(1)<<53 + 1
+	for _, tc := range []struct {
+		seq   int64
+		frame string
+		want  bool
+	}{
+		{big, "turn 1", true},
+		{5, "queued, late", false},
+		{big, "turn 1 again", false},
+		{big + 1, "turn 2", true},
+	} {
+		if ok, err := s.PutStreamFrame(ctx, "aib1", "REQ_1", tc.seq, []byte(tc.frame)); err != nil || ok != tc.want {
+			t.Errorf("put %q (seq %d) = %v, %v; want %v", tc.frame, tc.seq, ok, err, tc.want)
+		}
+	}
+	if f, err := s.StreamFrame(ctx, "aib1", "REQ_1"); err != nil || string(f) != "turn 2" {
+		t.Fatalf("newest frame = %q, %v; want turn 2", f, err)
+	}
+	if ok, err := s.EndStream(ctx, "aib1", "REQ_1", token); err != nil || !ok {
+		t.Fatalf("end = %v, %v", ok, err)
+	}
+	if ok, err := s.PutStreamFrame(ctx, "aib1", "REQ_1", big+9, []byte("after the end")); err != nil || ok {
+		t.Fatalf("put after the end = %v, %v; want refused", ok, err)
+	}
+	if f, err := s.StreamFrame(ctx, "aib1", "REQ_1"); err != nil || f != nil {
+		t.Fatalf("frame of an ended stream = %q, %v; want none", f, err)
+	}
+	if running, err := s.RunningStreams(ctx, "aib1"); err != nil || len(running) != 0 {
+		t.Fatalf("running = %q, %v; want none", running, err)
+	}
+	if _, err := s.PutStreamFrame(ctx, "aib1", "REQ_2", -1, []byte("x")); err == nil {
+		t.Fatal("a negative seq was stored")
 	}
 }

@@ -53,8 +53,8 @@ func presentLatency(b *testing.B, srv *wecomtest.LongConnServer, r *replica) {
 	for i := range b.N {
 		content := fmt.Sprintf("<think>step %d</think>", i)
 		start := time.Now()
-		if err := r.conn.Present(ctx, Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: int64(i + 1), Content: content}); err != nil {
-			b.Fatal(err)
+		if shown, err := r.conn.Present(ctx, Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: int64(i + 1), Content: content}); err != nil || !shown {
+			b.Fatalf("present: shown %v, %v", shown, err)
 		}
 		req, err := srv.WaitFrom(ctx, seen, func(x wecomtest.Record) bool {
 			return x.Kind == wecomtest.KindRequest && x.ReqID == reqID && x.Stream().Content == content
@@ -113,8 +113,8 @@ func BenchmarkFramesPerSecond20Streams(b *testing.B) {
 			seen := 0
 			for i := range per {
 				content := fmt.Sprintf("<think>%d</think>", i)
-				if err := rs[0].conn.Present(ctx, Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: int64(i + 1), Content: content}); err != nil {
-					b.Error(err)
+				if shown, err := rs[0].conn.Present(ctx, Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: int64(i + 1), Content: content}); err != nil || !shown {
+					b.Errorf("present: shown %v, %v", shown, err)
 					return
 				}
 				var sent int

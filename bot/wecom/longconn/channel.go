@@ -67,10 +67,7 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 	}
 	s := Snapshot{ReqID: r.To.Ref, StreamID: r.To.Stream, ChatID: chatOf(r.Conversation), Seq: seq,
 		Content: text, Finish: r.State == bot.ReplyFinished, Body: text, BodyEnd: len(text)}
-	if err := c.conn.Present(ctx, s); err != nil {
-		return false, err
-	}
-	return true, nil
+	return c.conn.Present(ctx, s)
 }
 
 // Present opens the stream of a turn that starts now.
@@ -154,7 +151,7 @@ func (p *presenter) Show(ctx context.Context, s bot.Snapshot, final bool) {
 		return
 	}
 	snap.Finish = snap.Finish || final
-	if err := p.c.conn.Present(ctx, snap); err != nil {
+	if _, err := p.c.conn.Present(ctx, snap); err != nil {
 		p.log.Warn("frame not presented", "err", err)
 	}
 }

@@ -14,10 +14,10 @@ import (
 // holder can push frames rendered on any replica and a new holder re-push
 // them (store.Store implements it).
 type FrameStore interface {
-	PutStreamFrame(ctx context.Context, botID, reqID string, frame []byte) error
+	PutStreamFrame(ctx context.Context, botID, reqID string, seq int64, frame []byte) (stored bool, err error)
 	StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error)
 	RunningStreams(ctx context.Context, botID string) (map[string][]byte, error)
-	EndStream(ctx context.Context, botID, reqID string, token int64, pushed []byte) (bool, error)
+	EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error)
 	WatchStreamFrames(ctx context.Context, botID string, ready func(), fn func(reqID string)) error
 }
 
@@ -93,34 +93,36 @@ func (c *Connection) Run(ctx context.Context) error { return c.holder.Run(ctx) }
 
 // Present makes s the newest frame of its stream: stored in Redis for the
 // holder (announced there), and handed straight to the pusher when this
-// replica is the holder.
+// replica is the holder. shown is false when s came too late: its stream
+// has a newer frame (by Seq, from any replica) or has ended.
 //
 // Once a stream's final frame was presented, later ones are dropped: the
 // stream is over (a publisher may emit its last frame twice).
-func (c *Connection) Present(ctx context.Context, s Snapshot) error {
+func (c *Connection) Present(ctx context.Context, s Snapshot) (shown bool, err error) {
 	c.mu.Lock()
 	over := c.finished.set[s.ReqID]
-	if s.Finish && !over {
-		c.finished.add(s.ReqID)
-	}
 	c.mu.Unlock()
 	if over {
-		return nil
+		return false, nil
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return fmt.Errorf("encode frame: %w", err)
+		return false, fmt.Errorf("encode frame: %w", err)
 	}
-	if err := c.cfg.Store.PutStreamFrame(ctx, c.cfg.Client.BotID, s.ReqID, data); err != nil {
-		return err
+	stored, err := c.cfg.Store.PutStreamFrame(ctx, c.cfg.Client.BotID, s.ReqID, s.Seq, data)
+	if err != nil || !stored {
+		return false, err
 	}
 	c.mu.Lock()
+	if s.Finish {
+		c.finished.add(s.ReqID)
+	}
 	p := c.local
 	c.mu.Unlock()
 	if p != nil {
 		p.Offer(s)
 	}
-	return nil
+	return true, nil
 }
 
 // Request sends cmd on the connection when this replica holds it.
@@ -167,15 +169,7 @@ func (c *Connection) hold(ctx context.Context, token int64) error {
 		return err
 	}
 	cl.o.OnCallback = func(ctx context.Context, f Frame) { c.callback(ctx, cl, f, onCallback) }
-	botID := o.BotID
-	p := NewPusher(ctx, cl, c.cfg.Log, func(s Snapshot) {
-		data, _ := json.Marshal(s)
-		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RenewEvery)
-		defer cancel()
-		if _, err := c.cfg.Store.EndStream(ectx, botID, s.ReqID, token, data); err != nil {
-			c.cfg.Log.Warn("long connection: cannot end a stream in Redis", "req_id", s.ReqID, "err", err)
-		}
-	})
+	p := NewPusher(ctx, cl, c.cfg.Log, PushHooks{Claim: func(s Snapshot) bool { return c.claimFinal(ctx, token, s) }})
 	c.mu.Lock()
 	c.client, c.local = cl, p
 	c.mu.Unlock()
@@ -192,6 +186,28 @@ func (c *Connection) hold(ctx context.Context, token int64) error {
 	c.client, c.local = nil, nil
 	c.mu.Unlock()
 	return err
+}
+
+// claimFinal records s's stream as ended before its final frame goes out,
+// so that no holder pushes it again: a holder that dies after writing it
+// cannot tell whether WeCom showed it, and a final frame is sent at most
+// once (one that dies between this record and the write leaves the card
+// at its last frame). False means this replica no longer holds the lease:
+// the new holder finds the stream running and pushes the final frame. When
+// Redis cannot say, the frame goes out anyway: a successor needs Redis to
+// take over, so the user is not left without the end of the answer.
+func (c *Connection) claimFinal(ctx context.Context, token int64, s Snapshot) bool {
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RenewEvery)
+	defer cancel()
+	held, err := c.cfg.Store.EndStream(ectx, c.cfg.Client.BotID, s.ReqID, token)
+	switch {
+	case err != nil:
+		c.cfg.Log.Warn("long connection: cannot record a stream's end in Redis; pushing its final frame anyway", "req_id", s.ReqID, "err", err)
+		return true
+	case !held:
+		c.cfg.Log.Info("long connection: lost the lease before a final frame; the new holder pushes it", "req_id", s.ReqID)
+	}
+	return held
 }
 
 // relay feeds the pusher the frames other replicas announce, after pushing

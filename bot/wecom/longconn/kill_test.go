@@ -87,8 +87,8 @@ func TestHolderKilledStandbyTakesOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: 1, Content: "<think>step 1</think>"}
-	if err := b.conn.Present(ctx, s); err != nil {
-		t.Fatal(err)
+	if shown, err := b.conn.Present(ctx, s); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
 	}
 	first, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.ReqID == reqID })
 	if err != nil || first.Errcode != 0 {
@@ -109,8 +109,8 @@ func TestHolderKilledStandbyTakesOver(t *testing.T) {
 	}
 	fin := s
 	fin.Seq, fin.Content, fin.Finish, fin.Body, fin.BodyEnd = 2, "<think>step 1</think>answer", true, "answer", 6
-	if err := b.conn.Present(ctx, fin); err != nil {
-		t.Fatal(err)
+	if shown, err := b.conn.Present(ctx, fin); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
 	}
 	last, err := srv.Wait(ctx, wecomtest.IsFinalStream(reqID))
 	if err != nil || last.Errcode != 0 || last.Stream().Content != "<think>step 1</think>answer" {

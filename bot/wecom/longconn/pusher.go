@@ -42,9 +42,7 @@ type Pusher struct {
 	send        Sender
 	log         *slog.Logger
 	markdownMax int
-	// onEnd is called after the final snapshot of a stream was pushed
-	// (whatever the outcome).
-	onEnd func(Snapshot)
+	hooks       PushHooks
 
 	mu      sync.Mutex
 	streams map[string]*pushStream
@@ -65,12 +63,27 @@ type pushStream struct {
 // (the holder may hear of a final frame twice: directly and from Redis).
 const maxEnded = 4096
 
+// PushHooks let the pusher's owner take part in a stream's end; nil hooks
+// do nothing.
+type PushHooks struct {
+	// Claim is asked before a stream's final snapshot goes out; false
+	// means another holder pushes it, and this pusher sends nothing more
+	// on the stream.
+	Claim func(Snapshot) bool
+	// Ended is called once a stream's final snapshot was handled, whatever
+	// the outcome.
+	Ended func(Snapshot)
+}
+
 // NewPusher pushes through send until ctx ends; Wait then waits for it.
-func NewPusher(ctx context.Context, send Sender, log *slog.Logger, onEnd func(Snapshot)) *Pusher {
-	if onEnd == nil {
-		onEnd = func(Snapshot) {}
+func NewPusher(ctx context.Context, send Sender, log *slog.Logger, hooks PushHooks) *Pusher {
+	if hooks.Claim == nil {
+		hooks.Claim = func(Snapshot) bool { return true }
 	}
-	return &Pusher{ctx: ctx, send: send, log: log, markdownMax: DefaultMarkdownMax, onEnd: onEnd, streams: map[string]*pushStream{}}
+	if hooks.Ended == nil {
+		hooks.Ended = func(Snapshot) {}
+	}
+	return &Pusher{ctx: ctx, send: send, log: log, markdownMax: DefaultMarkdownMax, hooks: hooks, streams: map[string]*pushStream{}}
 }
 
 // Offer queues s for its stream. It never blocks; an older or repeated
@@ -109,10 +122,16 @@ func (p *Pusher) work(st *pushStream) {
 			return
 		}
 		p.mu.Unlock()
-		p.push(st, *s)
-		if s.Finish {
-			p.onEnd(*s)
+		if !s.Finish {
+			p.push(st, *s)
+			continue
 		}
+		if p.hooks.Claim(*s) {
+			p.push(st, *s)
+		} else {
+			p.markEnded(st)
+		}
+		p.hooks.Ended(*s)
 	}
 }
 

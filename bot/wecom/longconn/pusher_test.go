@@ -31,7 +31,7 @@ func newPushRig(t *testing.T, o Options) *pushRig {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &pushRig{srv: srv, reqID: reqID, ended: make(chan Snapshot, 8), client: c}
-	r.p = NewPusher(ctx, c, slog.New(slog.DiscardHandler), func(s Snapshot) { r.ended <- s })
+	r.p = NewPusher(ctx, c, slog.New(slog.DiscardHandler), PushHooks{Ended: func(s Snapshot) { r.ended <- s }})
 	t.Cleanup(func() { cancel(); r.p.Wait() })
 	return r
 }

@@ -107,8 +107,8 @@ func TestReplicasOneConnectionAndRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: 1, Content: "<think>working</think>", Body: "", BodyEnd: 0}
-	if err := standby.conn.Present(ctx, s); err != nil {
-		t.Fatal(err)
+	if shown, err := standby.conn.Present(ctx, s); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
 	}
 	first, err := srv.Wait(ctx, func(r wecomtest.Record) bool {
 		return r.Kind == wecomtest.KindAck && r.ReqID == reqID
@@ -142,8 +142,8 @@ func TestReplicasOneConnectionAndRelay(t *testing.T) {
 	// still reaches WeCom through the new holder.
 	fin := s
 	fin.Seq, fin.Content, fin.Finish, fin.Body, fin.BodyEnd = 2, "<think>working</think>done", true, "done", 4
-	if err := holder.conn.Present(ctx, fin); err != nil {
-		t.Fatal(err)
+	if shown, err := holder.conn.Present(ctx, fin); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
 	}
 	last, err := srv.Wait(ctx, wecomtest.IsFinalStream(reqID))
 	if err != nil || last.Errcode != 0 || last.Stream().Content != "<think>working</think>done" {
@@ -259,8 +259,8 @@ func TestConnectionFinishesAcrossReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: 1, Content: "<think>a</think>"}
-	if err := r.conn.Present(ctx, s); err != nil {
-		t.Fatal(err)
+	if shown, err := r.conn.Present(ctx, s); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
 	}
 	if _, err := srv.Wait(ctx, func(x wecomtest.Record) bool { return x.Kind == wecomtest.KindAck && x.ReqID == reqID }); err != nil {
 		t.Fatal(err)
@@ -274,8 +274,8 @@ func TestConnectionFinishesAcrossReconnect(t *testing.T) {
 	}
 	fin := s
 	fin.Seq, fin.Content, fin.Finish, fin.Body, fin.BodyEnd = 2, "<think>a</think>done", true, "done", 4
-	if err := r.conn.Present(ctx, fin); err != nil {
-		t.Fatal(err)
+	if shown, err := r.conn.Present(ctx, fin); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
 	}
 	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckNow)
 	srv.Release(CmdSubscribe)

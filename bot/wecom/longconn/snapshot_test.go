@@ -30,7 +30,7 @@ func TestCardToSocket(t *testing.T) {
 	rend := &StreamRenderer{ReqID: reqID, StreamID: "st-1", ChatID: "zhangsan"}
 	pub := cards.NewPublisher(card, rend.Render, func(s Snapshot, final bool) {
 		s.Finish = s.Finish || final
-		if err := r.conn.Present(ctx, s); err != nil {
+		if _, err := r.conn.Present(ctx, s); err != nil {
 			t.Error(err)
 		}
 	})

@@ -1,0 +1,169 @@
+package longconn
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// TestTakeoverPushesTheTurnNotAQueuedReply: a queue-position reply that
+// reaches Redis after the turn's frame (the intake answered the message just
+// as a replica started its turn) does not replace the turn's frame there, so
+// a new holder re-pushes the turn's frame, not "queued".
+func TestTakeoverPushesTheTurnNotAQueuedReply(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
+	prefix := testenv.Prefix(t, "longconn-queued-late")
+	a := startReplica(t, srv, prefix, "A")
+	if holderOf(t, srv, a) != a {
+		t.Fatal("A does not hold the connection")
+	}
+	b := startReplica(t, srv, prefix, "B")
+	ctx := waitCtx(t)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", Text: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := Snapshot{ReqID: reqID, StreamID: "st", ChatID: "zhangsan", Seq: seqTurn + 1, Content: "<think>turn running</think>"}
+	if shown, err := b.conn.Present(ctx, turn); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
+	}
+	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.ReqID == reqID }); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := NewChannel(b.conn, nil).Show(ctx, bot.Reply{Conversation: "single:zhangsan", User: "zhangsan",
+		To: bot.ReplyTo{Stream: "st", Ref: reqID}, State: bot.ReplyWaiting, Text: "⏳ Queued (position 1)"})
+	if err != nil || shown {
+		t.Fatalf("late queue position shown = %v, %v; want not shown over the turn's frame", shown, err)
+	}
+	oldConn := srv.Subscribed()
+	a.stop()
+	sub, err := srv.Wait(ctx, func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindRequest && r.Cmd == CmdSubscribe && r.Conn != oldConn
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := srv.WaitFrom(ctx, sub.Seq, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindRequest && r.ReqID == reqID })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := again.Stream().Content; c != turn.Content {
+		t.Fatalf("new holder pushed %q, want the turn's frame %q", c, turn.Content)
+	}
+}
+
+// TestHolderKilledAwaitingFinalAckNoRepeat: the holder (a process of its
+// own) writes a stream's final frame and is killed with SIGKILL before the
+// ack comes. WeCom may well show that frame, so the new holder must not push
+// it again: the stream was recorded ended before the frame went out. The
+// other running stream is re-pushed as usual.
+func TestHolderKilledAwaitingFinalAckNoRepeat(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
+	prefix := testenv.Prefix(t, "longconn-kill-final")
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), envReplicaURL+"="+srv.URL(), envReplicaPrefix+"="+prefix, envReplicaID+"=A")
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	ctx := waitCtx(t)
+	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
+		t.Fatal(err)
+	}
+	b := startReplica(t, srv, prefix, "B")
+	b.store.cut.Store(true) // B takes over only when the test says
+
+	ended, running := pushAcked(t, srv, b, "ended"), pushAcked(t, srv, b, "running")
+	srv.SetAckPolicy(CmdRespond, wecomtest.AckHold)
+	fin := Snapshot{ReqID: ended, StreamID: "st-ended", ChatID: "zhangsan", Seq: 2, Content: "<think>p</think>done", Finish: true, Body: "done", BodyEnd: 4}
+	if shown, err := b.conn.Present(ctx, fin); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
+	}
+	if _, err := srv.Wait(ctx, wecomtest.IsFinalStream(ended)); err != nil {
+		t.Fatal(err)
+	}
+	oldConn := srv.Subscribed()
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	srv.SetAckPolicy(CmdRespond, wecomtest.AckNow)
+
+	streams, err := b.store.RunningStreams(ctx, testBot)
+	if _, listed := streams[ended]; err != nil || listed || len(streams) != 1 {
+		t.Fatalf("running streams after the kill: %d (%v), the ended one listed %v; want only the running one", len(streams), err, listed)
+	}
+	b.store.cut.Store(false)
+	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindAck && r.ReqID == running && r.Conn != oldConn
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, b.conn)
+	finals := 0
+	for _, r := range srv.Requests(CmdRespond) {
+		if r.ReqID == ended && r.Stream().Finish {
+			finals++
+		}
+	}
+	if finals != 1 || len(srv.Requests(CmdSend)) != 0 {
+		t.Fatalf("final frames %d, aibot_send_msg %d; want the final frame once and nothing else", finals, len(srv.Requests(CmdSend)))
+	}
+}
+
+// pushAcked pushes a message, presents a first frame of its stream through
+// r and waits until the holder's push of it was acked; it returns the req_id.
+func pushAcked(t *testing.T, srv *wecomtest.LongConnServer, r *replica, text string) string {
+	t.Helper()
+	ctx := waitCtx(t)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Snapshot{ReqID: reqID, StreamID: "st-" + text, ChatID: "zhangsan", Seq: 1, Content: "<think>p</think>"}
+	if shown, err := r.conn.Present(ctx, s); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
+	}
+	if _, err := srv.Wait(ctx, func(x wecomtest.Record) bool { return x.Kind == wecomtest.KindAck && x.ReqID == reqID }); err != nil {
+		t.Fatal(err)
+	}
+	return reqID
+}
+
+// waitIdle waits until c holds the connection and its pusher has nothing
+// left to push.
+func waitIdle(t *testing.T, c *Connection) {
+	t.Helper()
+	ctx := waitCtx(t)
+	for {
+		c.mu.Lock()
+		p := c.local
+		c.mu.Unlock()
+		if p != nil && p.idle() {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the pusher never went idle")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (p *Pusher) idle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, st := range p.streams {
+		if st.busy {
+			return false
+		}
+	}
+	return true
+}
