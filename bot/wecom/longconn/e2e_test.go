@@ -94,8 +94,9 @@ func waitHolding(t *testing.T, c *Connection) {
 }
 
 // startEngine runs the engine on the real Redis with the real Codex of h
-// behind the long-connection channel, connected to a new fake server.
-func startEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongConnServer, *Connection) {
+// behind the long-connection channel, connected to a new fake server;
+// tune changes the client's options.
+func startEngine(t *testing.T, h *codextest.Harness, tune ...func(*Options)) (*wecomtest.LongConnServer, *Connection) {
 	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	prefix := testenv.Prefix(t, "longconn-e2e")
@@ -108,10 +109,13 @@ func startEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongConnServer,
 		engine *bot.Engine
 		ch     *Channel
 	)
+	o := Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
+		OnCallback: func(ctx context.Context, f Frame) { ch.Callbacks(engine)(ctx, f) }}
+	for _, f := range tune {
+		f(&o)
+	}
 	conn, err := New(Config{
-		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
-			OnCallback: func(ctx context.Context, f Frame) { ch.Callbacks(engine)(ctx, f) }},
-		Replica: "A", Store: st, HolderTTL: 3 * time.Second, RenewEvery: time.Second, Log: log,
+		Client: o, Replica: "A", Store: st, HolderTTL: 3 * time.Second, RenewEvery: time.Second, Log: log,
 	})
 	if err != nil {
 		t.Fatal(err)
