@@ -158,6 +158,27 @@ func ranOn(p *botProc, final wecomtest.Record) int {
 	return len(p.logs.withMsg("turn started", map[string]any{"stream": final.Stream().ID}))
 }
 
+// killMidAnswer waits until Codex is held at gate and a frame of reqID
+// ending in suffix went out on A's connection aConn, kills A with SIGKILL,
+// and waits until B subscribes and re-pushes that frame on its connection:
+// it returns the re-pushed frame (its Conn is B's connection).
+func killMidAnswer(t *testing.T, ctx context.Context, srv *wecomtest.LongConnServer, gate *sm.Gate, a *botProc, aConn int, reqID, suffix string) wecomtest.Record {
+	t.Helper()
+	reached(t, ctx, gate)
+	mid := waitRecord(t, ctx, srv, 0, "the frame mid-answer", frameOn(reqID, suffix))
+	if mid.Conn != aConn {
+		t.Fatalf("mid-answer frame on conn %d, want A's %d", mid.Conn, aConn)
+	}
+	kill9(t, a)
+	sub := waitRecord(t, ctx, srv, mid.Seq, "B's subscribe", newSubscribe(aConn))
+	repushed := waitRecord(t, ctx, srv, sub.Seq, "the running stream re-pushed", frameOn(reqID, ""))
+	if repushed.Conn != sub.Conn || repushed.Stream().Content != mid.Stream().Content {
+		t.Fatalf("after the kill: %q on conn %d, want the mid-answer frame %q re-pushed on B's conn %d",
+			repushed.Stream().Content, repushed.Conn, mid.Stream().Content, sub.Conn)
+	}
+	return repushed
+}
+
 // A holds the connection and runs the turn; kill -9 A with Codex held
 // mid-answer. B subscribes once A's holder lease lapses (the fake server
 // sees a new subscribe, never two at once), re-pushes the running stream's
@@ -181,30 +202,18 @@ func TestE2ELongConnHolderKilledMidTurn(t *testing.T) {
 	b := e.serve(t, "5m30s")
 
 	reqID := push(t, srv, "alice", "a long task")
-	reached(t, ctx, gate)
-	mid := waitRecord(t, ctx, srv, 0, "the frame mid-answer", frameOn(reqID, "Half of"))
-	if mid.Conn != aConn {
-		t.Fatalf("mid-answer frame on conn %d, want A's %d", mid.Conn, aConn)
-	}
-	kill9(t, a)
-
-	sub := waitRecord(t, ctx, srv, mid.Seq, "B's subscribe", newSubscribe(aConn))
-	subscribedBy(t, ctx, srv, b)
-	repushed := waitRecord(t, ctx, srv, sub.Seq, "the running stream re-pushed", frameOn(reqID, ""))
-	if repushed.Conn != sub.Conn || repushed.Stream().Content != mid.Stream().Content {
-		t.Fatalf("after the kill: %q on conn %d, want the mid-answer frame %q re-pushed on B's conn %d",
-			repushed.Stream().Content, repushed.Conn, mid.Stream().Content, sub.Conn)
-	}
-	final := waitRecord(t, ctx, srv, sub.Seq, "the card's final frame", wecomtest.IsFinalStream(reqID))
-	if got := final.Stream().Content; got != textServerLost || final.Conn != sub.Conn {
-		t.Fatalf("final frame %q on conn %d, want %q on B's conn %d", got, final.Conn, textServerLost, sub.Conn)
+	repushed := killMidAnswer(t, ctx, srv, gate, a, aConn, reqID, "Half of")
+	bConn := subscribedBy(t, ctx, srv, b)
+	final := waitRecord(t, ctx, srv, repushed.Seq, "the card's final frame", wecomtest.IsFinalStream(reqID))
+	if got := final.Stream().Content; got != textServerLost || final.Conn != bConn || bConn != repushed.Conn {
+		t.Fatalf("final frame %q on conn %d, want %q on B's conn %d", got, final.Conn, textServerLost, repushed.Conn)
 	}
 	b.logs.waitFor(t, ctx, "the replica running a turn stopped before finishing it; its card now says so", nil)
 
 	next := push(t, srv, "alice", "after the kill")
 	nextFinal := waitRecord(t, ctx, srv, final.Seq, "the next message's answer", wecomtest.IsFinalStream(next))
-	if got := nextFinal.Stream().Content; !onOtherReplica(got, "Answered by B.") || nextFinal.Conn != sub.Conn {
-		t.Fatalf("next message answered %q on conn %d, want B's answer on B's conn %d", got, nextFinal.Conn, sub.Conn)
+	if got := nextFinal.Stream().Content; !onOtherReplica(got, "Answered by B.") || nextFinal.Conn != bConn {
+		t.Fatalf("next message answered %q on conn %d, want B's answer on B's conn %d", got, nextFinal.Conn, bConn)
 	}
 	if ranOn(b, nextFinal) != 1 {
 		t.Errorf("B did not run the next message's turn; logs:\n%s", b.logs)
@@ -243,24 +252,12 @@ func TestE2ELongConnTurnOnStandbyWhenHolderKilled(t *testing.T) {
 	}
 
 	reqID := push(t, srv, "bob", "relay me")
-	reached(t, ctx, gate)
-	mid := waitRecord(t, ctx, srv, 0, "the relayed frame mid-answer", frameOn(reqID, "Relayed"))
-	if mid.Conn != aConn {
-		t.Fatalf("mid-answer frame on conn %d, want A's %d", mid.Conn, aConn)
-	}
-	kill9(t, a)
-
-	sub := waitRecord(t, ctx, srv, mid.Seq, "B's subscribe", newSubscribe(aConn))
-	repushed := waitRecord(t, ctx, srv, sub.Seq, "the running stream re-pushed", frameOn(reqID, ""))
-	if repushed.Conn != sub.Conn || repushed.Stream().Content != mid.Stream().Content {
-		t.Fatalf("after the kill: %q on conn %d, want the mid-answer frame %q re-pushed on B's conn %d",
-			repushed.Stream().Content, repushed.Conn, mid.Stream().Content, sub.Conn)
-	}
+	repushed := killMidAnswer(t, ctx, srv, gate, a, aConn, reqID, "Relayed")
 	gate.Release()
 	final := waitRecord(t, ctx, srv, repushed.Seq, "the card's final frame", wecomtest.IsFinalStream(reqID))
 	const want = "<think>\nWorking on it.\n</think>\n\nRelayed through Redis."
-	if got := final.Stream().Content; got != want || final.Conn != sub.Conn {
-		t.Fatalf("final frame %q on conn %d, want %q on B's conn %d", got, final.Conn, want, sub.Conn)
+	if got := final.Stream().Content; got != want || final.Conn != repushed.Conn {
+		t.Fatalf("final frame %q on conn %d, want %q on B's conn %d", got, final.Conn, want, repushed.Conn)
 	}
 	for _, r := range srv.Requests("aibot_respond_msg") {
 		if _, ans, _ := strings.Cut(r.Stream().Content, "</think>\n\n"); r.ReqID == reqID && !strings.HasPrefix("Relayed through Redis.", ans) {
@@ -273,8 +270,8 @@ func TestE2ELongConnTurnOnStandbyWhenHolderKilled(t *testing.T) {
 
 	next := push(t, srv, "bob", "bob again")
 	nextFinal := waitRecord(t, ctx, srv, final.Seq, "the next message's answer", wecomtest.IsFinalStream(next))
-	if got := nextFinal.Stream().Content; got != "Second answer." || nextFinal.Conn != sub.Conn {
-		t.Fatalf("next message answered %q on conn %d, want %q on B's conn %d", got, nextFinal.Conn, "Second answer.", sub.Conn)
+	if got := nextFinal.Stream().Content; got != "Second answer." || nextFinal.Conn != repushed.Conn {
+		t.Fatalf("next message answered %q on conn %d, want %q on B's conn %d", got, nextFinal.Conn, "Second answer.", repushed.Conn)
 	}
 	assertStreamEnded(t, srv, reqID, final)
 	assertStreamEnded(t, srv, next, nextFinal)

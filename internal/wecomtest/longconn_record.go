@@ -151,6 +151,17 @@ func IsFinalStream(reqID string) func(Record) bool {
 	}
 }
 
+// FinalFrames is every stream reply that finishes reqID's stream, in order.
+func (s *LongConnServer) FinalFrames(reqID string) []Record {
+	var out []Record
+	for _, r := range s.Records() {
+		if IsFinalStream(reqID)(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Overlapping is every request on reqID that a connection sent while an
 // earlier one on the same req_id still awaited its ack: a client that
 // serialises its frames per req_id, as the SDK does (§A.7), has none.

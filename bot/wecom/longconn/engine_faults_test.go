@@ -111,14 +111,8 @@ func TestEngineHeartbeatLossCardFinishes(t *testing.T) {
 	if c := final.Stream().Content; c != want || final.Conn == mid.Conn || final.Errcode != 0 {
 		t.Fatalf("final frame %q on conn %d (errcode %d), want %q acked on a new connection (not %d)", c, final.Conn, final.Errcode, want, mid.Conn)
 	}
-	finals := 0
-	for _, r := range srv.Requests(CmdRespond) {
-		if r.ReqID == reqID && r.Stream().Finish {
-			finals++
-		}
-	}
-	if finals != 1 || len(srv.Requests(CmdSend)) != 0 {
-		t.Fatalf("final frames %d, aibot_send_msg %d; want 1 and 0", finals, len(srv.Requests(CmdSend)))
+	if finals, sends := len(srv.FinalFrames(reqID)), len(srv.Requests(CmdSend)); finals != 1 || sends != 0 {
+		t.Fatalf("final frames %d, aibot_send_msg %d; want 1 and 0", finals, sends)
 	}
 	assertOneInFlight(t, srv, reqID)
 }

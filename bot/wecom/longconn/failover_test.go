@@ -1,8 +1,6 @@
 package longconn
 
 import (
-	"os"
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
@@ -66,17 +64,8 @@ func TestTakeoverPushesTheTurnNotAQueuedReply(t *testing.T) {
 func TestHolderKilledAwaitingFinalAckNoRepeat(t *testing.T) {
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
 	prefix := testenv.Prefix(t, "longconn-kill-final")
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), envReplicaURL+"="+srv.URL(), envReplicaPrefix+"="+prefix, envReplicaID+"=A")
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	child := startReplicaProcess(t, srv, prefix)
 	ctx := waitCtx(t)
-	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
-		t.Fatal(err)
-	}
 	b := startReplica(t, srv, prefix, "B")
 	b.store.cut.Store(true) // B takes over only when the test says
 
@@ -107,14 +96,8 @@ func TestHolderKilledAwaitingFinalAckNoRepeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitIdle(t, b.conn)
-	finals := 0
-	for _, r := range srv.Requests(CmdRespond) {
-		if r.ReqID == ended && r.Stream().Finish {
-			finals++
-		}
-	}
-	if finals != 1 || len(srv.Requests(CmdSend)) != 0 {
-		t.Fatalf("final frames %d, aibot_send_msg %d; want the final frame once and nothing else", finals, len(srv.Requests(CmdSend)))
+	if finals := len(srv.FinalFrames(ended)); finals != 1 || len(srv.Requests(CmdSend)) != 0 {
+		t.Fatalf("final frames %d, aibot_send_msg %d; want the final frame once and nothing else", len(srv.FinalFrames(ended)), len(srv.Requests(CmdSend)))
 	}
 }
 

@@ -58,6 +58,23 @@ func runReplicaProcess(url, prefix, id string) int {
 	return 0
 }
 
+// startReplicaProcess runs replica A as a process of its own (this test
+// binary, see TestMain) and waits until it has subscribed; the test kills it.
+func startReplicaProcess(t *testing.T, srv *wecomtest.LongConnServer, prefix string) *exec.Cmd {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), envReplicaURL+"="+srv.URL(), envReplicaPrefix+"="+prefix, envReplicaID+"=A")
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	if _, err := srv.Wait(waitCtx(t), func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
+		t.Fatal(err)
+	}
+	return child
+}
+
 // TestHolderKilledStandbyTakesOver: the replica holding the connection is a
 // separate process, killed with SIGKILL mid-stream: the in-process standby
 // subscribes within seconds, re-pushes the running stream, and finishes it;
@@ -65,17 +82,8 @@ func runReplicaProcess(url, prefix, id string) int {
 func TestHolderKilledStandbyTakesOver(t *testing.T) {
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
 	prefix := testenv.Prefix(t, "longconn-kill")
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), envReplicaURL+"="+srv.URL(), envReplicaPrefix+"="+prefix, envReplicaID+"=A")
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	child := startReplicaProcess(t, srv, prefix)
 	ctx := waitCtx(t)
-	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
-		t.Fatal(err)
-	}
 	st := testenv.OpenStore(t, prefix)
 	if r, _, err := st.Holder(ctx, testBot); err != nil || r != "A" {
 		t.Fatalf("holder = %q, %v; want the child A", r, err)
