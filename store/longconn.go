@@ -177,10 +177,13 @@ func (s *Store) RunningStreams(ctx context.Context, botID string) (map[string][]
 	return out, nil
 }
 
-// endStream marks a stream ended, for the holder of token only. KEYS:
-// holder, stream, streams. ARGV: token, req_id, TTL (ms).
+// endStream marks a stream ended, unless another token holds the lease. A
+// missing lease vanished with Redis, as renewHolder reasons (its holder
+// re-takes it at the next renewal), so it does not stop the holder.
+// KEYS: holder, stream, streams. ARGV: token, req_id, TTL (ms).
 var endStream = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+local t = redis.call('HGET', KEYS[1], 'token')
+if t and t ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[2], 'ended', '1')
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[2])
@@ -188,9 +191,9 @@ return 1
 `)
 
 // EndStream records that reqID's stream is over, before its final frame is
-// pushed, if token still holds the lease (a deposed holder must not hide a
-// stream from its successor, which pushes the final frame instead): from
-// then on no holder pushes it again and no frame is stored for it.
+// pushed, unless another token holds the lease (a deposed holder must not
+// hide a stream from its successor, which pushes the final frame instead):
+// from then on no holder pushes it again and no frame is stored for it.
 func (s *Store) EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
 	n, err := endStream.Run(ctx, s.client,
 		[]string{s.keys.Holder(botID), s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},

@@ -84,6 +84,11 @@ func TestHolderLeaseRetakenAfterRedisLostIt(t *testing.T) {
 		t.Fatalf("acquire = %d, %v", ta, err)
 	}
 	a.Client().Del(ctx, a.Keys().Holder("aib1"))
+	// Until the renewal re-takes it, the holder still ends its streams: a
+	// final frame must not wait for a lease Redis forgot.
+	if ok, err := a.EndStream(ctx, "aib1", "REQ_1", ta); err != nil || !ok {
+		t.Fatalf("end a stream while the lease is gone = %v, %v; want ended", ok, err)
+	}
 	if held, err := a.RenewHolder(ctx, "aib1", "A", ta, time.Minute); err != nil || !held {
 		t.Fatalf("renew after the lease vanished = %v, %v; want re-taken", held, err)
 	}
