@@ -204,6 +204,30 @@ func (s *Store) EndStream(ctx context.Context, botID, reqID string, token int64)
 	return n == 1, nil
 }
 
+// reopenStream undoes endStream for the same holder. KEYS: holder, stream,
+// streams. ARGV: token, req_id, TTL (ms).
+var reopenStream = redis.NewScript(`
+local t = redis.call('HGET', KEYS[1], 'token')
+if t and t ~= ARGV[1] then return 0 end
+if redis.call('HDEL', KEYS[2], 'ended') == 0 then return 0 end
+redis.call('SADD', KEYS[3], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return 1
+`)
+
+// ReopenStream marks reqID's stream running again after EndStream, when the
+// final frame it was ended for was never written (its holder stopped
+// first), unless another token holds the lease; the next holder pushes it.
+func (s *Store) ReopenStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
+	n, err := reopenStream.Run(ctx, s.client,
+		[]string{s.keys.Holder(botID), s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},
+		token, reqID, LongConnStreamTTL.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("reopen long-connection stream: %w", err)
+	}
+	return n == 1, nil
+}
+
 // WatchStreamFrames calls fn with the req_id of every frame announced for
 // bot until ctx ends (nil). ready is called once the subscription is live.
 func (s *Store) WatchStreamFrames(ctx context.Context, botID string, ready func(), fn func(reqID string)) error {

@@ -139,6 +139,20 @@ func TestStreamFramesOrderedAndEnded(t *testing.T) {
 	if running, err := s.RunningStreams(ctx, "aib1"); err != nil || len(running) != 0 {
 		t.Fatalf("running = %q, %v; want none", running, err)
 	}
+	// The final frame it was ended for was never written: reopened, it is
+	// running again with its newest frame, for the next holder.
+	if ok, err := s.ReopenStream(ctx, "aib1", "REQ_1", token+1); err != nil || ok {
+		t.Fatalf("reopen with another token = %v, %v; want refused", ok, err)
+	}
+	if ok, err := s.ReopenStream(ctx, "aib1", "REQ_1", token); err != nil || !ok {
+		t.Fatalf("reopen = %v, %v", ok, err)
+	}
+	if running, err := s.RunningStreams(ctx, "aib1"); err != nil || len(running) != 1 || string(running["REQ_1"]) != "turn 2" {
+		t.Fatalf("running after the reopen = %q, %v; want REQ_1: turn 2", running, err)
+	}
+	if ok, err := s.ReopenStream(ctx, "aib1", "REQ_1", token); err != nil || ok {
+		t.Fatalf("reopen of a running stream = %v, %v; want nothing to undo", ok, err)
+	}
 	if _, err := s.PutStreamFrame(ctx, "aib1", "REQ_2", -1, []byte("x")); err == nil {
 		t.Fatal("a negative seq was stored")
 	}

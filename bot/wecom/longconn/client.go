@@ -226,7 +226,8 @@ func (c *Client) heartbeat(ctx context.Context, s *session, kicked <-chan struct
 
 // Request sends cmd on the subscribed connection and waits for its ack,
 // waiting first (until ctx ends) for a connection to be subscribed. A
-// request that could not be written is sent again on the next connection.
+// request that could not be written is sent again on the next connection;
+// one that ctx ended before it was written fails with ErrNotSent.
 func (c *Client) Request(ctx context.Context, cmd, reqID string, body any) (Frame, error) {
 	for {
 		c.mu.Lock()
@@ -241,14 +242,14 @@ func (c *Client) Request(ctx context.Context, cmd, reqID string, body any) (Fram
 			// it); wait for the next one.
 			select {
 			case <-ctx.Done():
-				return Frame{}, fmt.Errorf("%s: wait for the long connection: %w", cmd, ctx.Err())
+				return Frame{}, fmt.Errorf("%s: wait for the long connection: %w: %w", cmd, ErrNotSent, ctx.Err())
 			case <-changed:
 			}
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			return Frame{}, fmt.Errorf("%s: wait for the long connection: %w", cmd, ctx.Err())
+			return Frame{}, fmt.Errorf("%s: wait for the long connection: %w: %w", cmd, ErrNotSent, ctx.Err())
 		case <-changed:
 		}
 	}

@@ -18,6 +18,7 @@ type FrameStore interface {
 	StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error)
 	RunningStreams(ctx context.Context, botID string) (map[string][]byte, error)
 	EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error)
+	ReopenStream(ctx context.Context, botID, reqID string, token int64) (bool, error)
 	WatchStreamFrames(ctx context.Context, botID string, ready func(), fn func(reqID string)) error
 }
 
@@ -169,7 +170,10 @@ func (c *Connection) hold(ctx context.Context, token int64) error {
 		return err
 	}
 	cl.o.OnCallback = func(ctx context.Context, f Frame) { c.callback(ctx, cl, f, onCallback) }
-	p := NewPusher(ctx, cl, c.cfg.Log, PushHooks{Claim: func(s Snapshot) bool { return c.claimFinal(ctx, token, s) }})
+	p := NewPusher(ctx, cl, c.cfg.Log, PushHooks{
+		Claim:   func(s Snapshot) bool { return c.claimFinal(ctx, token, s) },
+		Unclaim: func(s Snapshot) { c.unclaimFinal(ctx, token, s) },
+	})
 	c.mu.Lock()
 	c.client, c.local = cl, p
 	c.mu.Unlock()
@@ -208,6 +212,17 @@ func (c *Connection) claimFinal(ctx context.Context, token int64, s Snapshot) bo
 		c.cfg.Log.Info("long connection: lost the lease before a final frame; the new holder pushes it", "req_id", s.ReqID)
 	}
 	return held
+}
+
+// unclaimFinal reopens s's stream, whose claimed final frame was never
+// written because this holder is stopping: the next holder finds it running
+// and pushes it.
+func (c *Connection) unclaimFinal(ctx context.Context, token int64, s Snapshot) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.RenewEvery)
+	defer cancel()
+	if _, err := c.cfg.Store.ReopenStream(rctx, c.cfg.Client.BotID, s.ReqID, token); err != nil {
+		c.cfg.Log.Warn("long connection: cannot give back an unsent final frame; that card stays unfinished", "req_id", s.ReqID, "err", err)
+	}
 }
 
 // relay feeds the pusher the frames other replicas announce, after pushing

@@ -150,3 +150,54 @@ func (p *Pusher) idle() bool {
 	}
 	return true
 }
+
+// TestStoppingHolderGivesBackAnUnsentFinal: a holder stops (shutdown) with
+// a stream's final frame claimed but never written (its connection was
+// down): it gives the stream back, and the next holder pushes the final
+// frame, once.
+func TestStoppingHolderGivesBackAnUnsentFinal(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
+	prefix := testenv.Prefix(t, "longconn-unsent-final")
+	a := startReplica(t, srv, prefix, "A")
+	if holderOf(t, srv, a) != a {
+		t.Fatal("A does not hold the connection")
+	}
+	b := startReplica(t, srv, prefix, "B")
+	ctx := waitCtx(t)
+	reqID := pushAcked(t, srv, a, "unsent")
+	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckHold)
+	oldConn := srv.DropSubscribed()
+	if _, err := srv.WaitCount(ctx, 2, wecomtest.IsRequest(CmdSubscribe)); err != nil {
+		t.Fatal(err)
+	}
+	fin := Snapshot{ReqID: reqID, StreamID: "st-unsent", ChatID: "zhangsan", Seq: 2, Content: "<think>p</think>done", Finish: true, Body: "done", BodyEnd: 4}
+	if shown, err := a.conn.Present(ctx, fin); err != nil || !shown {
+		t.Fatalf("present: shown %v, %v", shown, err)
+	}
+	// A claims the final frame (its stream leaves the running set), then
+	// waits for a connection to write it on.
+	for {
+		running, err := a.store.RunningStreams(ctx, testBot)
+		if _, listed := running[reqID]; err == nil && !listed {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("A never claimed the final frame")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	a.stop()
+	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckNow)
+	final, err := srv.Wait(ctx, wecomtest.IsFinalStream(reqID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Conn == oldConn || final.Errcode != 0 || final.Stream().Content != fin.Content || !b.holding() {
+		t.Fatalf("final frame %q on conn %d (errcode %d), want %q pushed by B on a new connection", final.Stream().Content, final.Conn, final.Errcode, fin.Content)
+	}
+	waitIdle(t, b.conn)
+	if n := len(srv.FinalFrames(reqID)); n != 1 {
+		t.Fatalf("final frames = %d, want 1", n)
+	}
+}

@@ -70,6 +70,9 @@ type PushHooks struct {
 	// means another holder pushes it, and this pusher sends nothing more
 	// on the stream.
 	Claim func(Snapshot) bool
+	// Unclaim gives back a claimed final snapshot that was never written
+	// (the pusher stopped first), for the next holder to push.
+	Unclaim func(Snapshot)
 	// Ended is called once a stream's final snapshot was handled, whatever
 	// the outcome.
 	Ended func(Snapshot)
@@ -79,6 +82,9 @@ type PushHooks struct {
 func NewPusher(ctx context.Context, send Sender, log *slog.Logger, hooks PushHooks) *Pusher {
 	if hooks.Claim == nil {
 		hooks.Claim = func(Snapshot) bool { return true }
+	}
+	if hooks.Unclaim == nil {
+		hooks.Unclaim = func(Snapshot) {}
 	}
 	if hooks.Ended == nil {
 		hooks.Ended = func(Snapshot) {}
@@ -142,6 +148,10 @@ func (p *Pusher) push(st *pushStream, s Snapshot) {
 		switch code := Code(err); {
 		case err == nil:
 			st.shown = s.BodyEnd
+		case s.Finish && errors.Is(err, ErrNotSent):
+			// WeCom never saw it: the stream is the next holder's to end.
+			p.hooks.Unclaim(s)
+			return
 		case code == CodeStreamExpired || code == CodeInvalidReqID:
 			p.log.Info("long connection: stream refused; the answer continues by aibot_send_msg", "req_id", s.ReqID, "errcode", code)
 			st.expired = true
