@@ -15,13 +15,7 @@ import (
 // as a replica started its turn) does not replace the turn's frame there, so
 // a new holder re-pushes the turn's frame, not "queued".
 func TestTakeoverPushesTheTurnNotAQueuedReply(t *testing.T) {
-	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
-	prefix := testenv.Prefix(t, "longconn-queued-late")
-	a := startReplica(t, srv, prefix, "A")
-	if holderOf(t, srv, a) != a {
-		t.Fatal("A does not hold the connection")
-	}
-	b := startReplica(t, srv, prefix, "B")
+	srv, a, b := holderAndStandby(t, "longconn-queued-late")
 	ctx := waitCtx(t)
 	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", Text: "q"})
 	if err != nil {
@@ -101,6 +95,19 @@ func TestHolderKilledAwaitingFinalAckNoRepeat(t *testing.T) {
 	}
 }
 
+// holderAndStandby starts replica A, waits until it holds the connection,
+// then starts B, which stands by.
+func holderAndStandby(t *testing.T, name string) (*wecomtest.LongConnServer, *replica, *replica) {
+	t.Helper()
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
+	prefix := testenv.Prefix(t, name)
+	a := startReplica(t, srv, prefix, "A")
+	if holderOf(t, srv, a) != a {
+		t.Fatal("A does not hold the connection")
+	}
+	return srv, a, startReplica(t, srv, prefix, "B")
+}
+
 // pushAcked pushes a message, presents a first frame of its stream through
 // r and waits until the holder's push of it was acked; it returns the req_id.
 func pushAcked(t *testing.T, srv *wecomtest.LongConnServer, r *replica, text string) string {
@@ -156,13 +163,7 @@ func (p *Pusher) idle() bool {
 // down): it gives the stream back, and the next holder pushes the final
 // frame, once.
 func TestStoppingHolderGivesBackAnUnsentFinal(t *testing.T) {
-	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
-	prefix := testenv.Prefix(t, "longconn-unsent-final")
-	a := startReplica(t, srv, prefix, "A")
-	if holderOf(t, srv, a) != a {
-		t.Fatal("A does not hold the connection")
-	}
-	b := startReplica(t, srv, prefix, "B")
+	srv, a, b := holderAndStandby(t, "longconn-unsent-final")
 	ctx := waitCtx(t)
 	reqID := pushAcked(t, srv, a, "unsent")
 	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckHold)
