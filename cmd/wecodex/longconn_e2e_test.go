@@ -25,10 +25,10 @@ func TestE2ELongConnReadyzSaysWhyItStopped(t *testing.T) {
 		subs    int // subscribes the fake server saw in all
 	}{
 		{"wrong secret", "not-the-secret", false,
-			"long connection stopped: wecom refused wecom.aibot.bot_id or wecom.aibot.secret (errcode 853000): " +
+			"longconn stopped: wecom refused wecom.aibot.bot_id or wecom.aibot.secret (errcode 853000): " +
 				"copy both again from the bot's API mode → long connection page in the WeCom admin console", 1},
 		{"kicked", lcSecret, true,
-			"long connection stopped: another connection subscribed as this bot (disconnected_event): " +
+			"longconn stopped: another connection subscribed as this bot (disconnected_event): " +
 				"look for another wecodex deployment or an SDK process using the same bot_id; not reconnecting", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
