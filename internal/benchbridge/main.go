@@ -133,6 +133,9 @@ func run(f flags) error {
 			b.samples = append(b.samples, s)
 			fmt.Printf("run %d %-20s bridge cpu %.3fs rss %6.1f MiB | tree cpu %.3fs peak rss %6.1f MiB | wall %.2fs  wecodex client cpu %.3fs\n",
 				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.treeCPU, float64(s.treeRSSKiB)/1024, s.wall.Seconds(), s.client)
+			for _, m := range s.members {
+				fmt.Printf("      %s\n", m)
+			}
 		}
 	}
 	if slices.Contains(all, ours) && slices.Contains(all, theirs) {
@@ -216,7 +219,7 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 		return sample{}, err
 	}
 	s.client = client
-	s.treeCPU, s.treeRSSKiB = treeCPU(agent.PID()), rss.stop()
+	s.treeCPU, s.members, s.treeRSSKiB = treeCPU(agent.PID()), treeMembers(agent.PID()), rss.stop()
 	s.wall = time.Since(start)
 	if text := got.answer.String(); text != answer {
 		return sample{}, fmt.Errorf("answer differs: got %d bytes, want %d (first difference at byte %d)",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"log/slog"
@@ -32,6 +31,8 @@ type sample struct {
 	// RSS sampled every 10 ms.
 	treeCPU    float64
 	treeRSSKiB int64
+	// members is every process of the tree at the turn's end.
+	members []member
 }
 
 // selfCPU is this process's user + system CPU seconds so far.
@@ -47,38 +48,59 @@ func readProc(pid int) (sample, error) {
 	if pid <= 0 {
 		return sample{}, fmt.Errorf("bridge process is not running")
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := readStat(pid)
 	if err != nil {
 		return sample{}, fmt.Errorf("read bridge cpu: %w", err)
 	}
-	// The command name (field 2) may hold spaces; fields after it start
-	// after the last ')'. utime and stime are fields 14 and 15.
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	if len(fields) < 13 {
-		return sample{}, fmt.Errorf("short /proc/%d/stat", pid)
+	rss := statusKiB(pid, "VmHWM")
+	if rss == 0 {
+		return sample{}, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	rss, err := peakRSS(pid)
-	if err != nil {
-		return sample{}, err
-	}
-	return sample{cpu: float64(utime+stime) / clockTicks, rssKiB: rss}, nil
+	return sample{cpu: st.cpu, rssKiB: rss}, nil
 }
 
-func peakRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+// procStat is what /proc/PID/stat says of one process.
+type procStat struct {
+	name          string  // comm, as the kernel names it
+	cpu, childCPU float64 // its own user + system seconds; its reaped children's
+}
+
+func readStat(pid int) (procStat, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("read bridge rss: %w", err)
+		return procStat{}, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+	// The command name (field 2) may hold spaces; fields after it start
+	// after the last ')'. utime, stime, cutime, cstime are fields 14-17.
+	open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || closing < open {
+		return procStat{}, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(b[closing+1:]))
+	if len(f) < 15 {
+		return procStat{}, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	secs := func(i int) float64 {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		return float64(v) / clockTicks
+	}
+	return procStat{name: string(b[open+1 : closing]), cpu: secs(11) + secs(12), childCPU: secs(13) + secs(14)}, nil
+}
+
+// statusKiB is one field of /proc/PID/status (VmRSS: now, VmHWM: the
+// process's own peak) in KiB, 0 when the process is gone.
+func statusKiB(pid int, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0
 }
 
 // collector keeps the answer text (agent_message_chunk) of one turn.

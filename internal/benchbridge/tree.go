@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,40 +36,22 @@ func treePIDs(pid int) []int {
 }
 
 // treeCPU is the tree's user + system seconds: each live process's own and
-// its reaped children's (cutime, cstime), which no live process counts again.
+// its reaped children's, which no live process counts again.
 func treeCPU(pid int) float64 {
-	var ticks int64
+	var secs float64
 	for _, p := range treePIDs(pid) {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) < 15 {
-			continue
-		}
-		for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
-			v, _ := strconv.ParseInt(f[i], 10, 64)
-			ticks += v
+		if st, err := readStat(p); err == nil {
+			secs += st.cpu + st.childCPU
 		}
 	}
-	return float64(ticks) / clockTicks
+	return secs
 }
 
 // treeRSS sums field (VmRSS: now, VmHWM: each process's own peak) over the tree, in KiB.
 func treeRSS(pid int, field string) int64 {
 	var kib int64
 	for _, p := range treePIDs(pid) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, field+":"); ok {
-				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-				kib += n
-			}
-		}
+		kib += statusKiB(p, field)
 	}
 	return kib
 }
@@ -108,4 +89,29 @@ func (s *rssSampler) stop() int64 {
 	s.stopOnce.Do(func() { close(s.stopc) })
 	<-s.done
 	return s.peakKiB
+}
+
+// member is one process of the tree at the turn's end, so the tree's
+// figure can be explained process by process.
+type member struct {
+	procStat
+	rssKiB, hwmKiB int64 // VmRSS now, VmHWM: its own peak
+}
+
+func (m member) String() string {
+	return fmt.Sprintf("%s %.2fs (+%.2fs reaped children) rss %.0f MiB, own peak %.0f MiB",
+		m.name, m.cpu, m.childCPU, float64(m.rssKiB)/1024, float64(m.hwmKiB)/1024)
+}
+
+// treeMembers describes every live process of the tree.
+func treeMembers(pid int) []member {
+	var out []member
+	for _, p := range treePIDs(pid) {
+		st, err := readStat(p)
+		if err != nil {
+			continue // ended meanwhile
+		}
+		out = append(out, member{procStat: st, rssKiB: statusKiB(p, "VmRSS"), hwmKiB: statusKiB(p, "VmHWM")})
+	}
+	return out
 }
