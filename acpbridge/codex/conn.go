@@ -160,9 +160,10 @@ func startConn(ctx context.Context, bin string, config map[string]string, env []
 	log.Info("codex app-server started", "pid", cmd.Process.Pid)
 
 	var init json.RawMessage
-	if err := c.call(ctx, "initialize", initializeParams{ClientInfo: clientInfo{
-		Name: "wecodex", Title: "wecodex", Version: "0",
-	}}, &init); err != nil {
+	if err := c.call(ctx, "initialize", initializeParams{
+		ClientInfo:   clientInfo{Name: "wecodex", Title: "wecodex", Version: "0"},
+		Capabilities: initializeCapabilities{OptOutNotificationMethods: optOutNotifications},
+	}, &init); err != nil {
 		c.kill()
 		return nil, fmt.Errorf("initialize codex app-server: %w", err)
 	}

@@ -9,7 +9,12 @@ import "encoding/json"
 // Client → server requests.
 
 type initializeParams struct {
-	ClientInfo clientInfo `json:"clientInfo"`
+	ClientInfo   clientInfo             `json:"clientInfo"`
+	Capabilities initializeCapabilities `json:"capabilities"`
+}
+
+type initializeCapabilities struct {
+	OptOutNotificationMethods []string `json:"optOutNotificationMethods,omitempty"`
 }
 
 type clientInfo struct {
