@@ -22,17 +22,13 @@ type composeFile struct {
 		Ports       []string          `yaml:"ports"`
 		Volumes     []string          `yaml:"volumes"`
 		Environment map[string]string `yaml:"environment"`
-		Configs     []struct {
-			Source string `yaml:"source"`
-			Target string `yaml:"target"`
-		} `yaml:"configs"`
-		DependsOn map[string]struct {
+		Configs     []any             `yaml:"configs"`
+		DependsOn   map[string]struct {
 			Condition string `yaml:"condition"`
 		} `yaml:"depends_on"`
 	} `yaml:"services"`
-	Configs map[string]struct {
-		File string `yaml:"file"`
-	} `yaml:"configs"`
+	Name    string         `yaml:"name"`
+	Configs map[string]any `yaml:"configs"`
 }
 
 // No container engine runs here, so the compose file is checked by reading
@@ -68,18 +64,47 @@ func TestComposeRunsTwoReplicasOnOneRedis(t *testing.T) {
 		if s.DependsOn["redis"].Condition != "service_healthy" {
 			t.Errorf("%s: depends_on redis %+v, want condition service_healthy", n, s.DependsOn)
 		}
-		if len(s.Configs) != 1 || s.Configs[0].Target != "/etc/wecodex/wecodex.yaml" || c.Configs[s.Configs[0].Source].File != "./wecodex.yaml" {
-			t.Errorf("%s: configs %+v, want ./wecodex.yaml at /etc/wecodex/wecodex.yaml", n, s.Configs)
+		if len(s.Configs) != 0 {
+			t.Errorf("%s: configs %+v: Compose v1 ignores them outside a swarm; bind-mount the file", n, s.Configs)
 		}
 		for _, k := range []string{"WECODEX_WECOM_AIBOT_TOKEN", "WECODEX_WECOM_AIBOT_ENCODING_AES_KEY"} {
 			if !strings.HasPrefix(s.Environment[k], "${"+k+":?") {
 				t.Errorf("%s: %s = %q, want it required from the environment", n, k, s.Environment[k])
 			}
 		}
-		if len(s.Volumes) != 1 || !strings.HasSuffix(s.Volumes[0], ":/var/lib/wecodex") || volumes[s.Volumes[0]] {
-			t.Errorf("%s: volumes %q, want one of its own at /var/lib/wecodex", n, s.Volumes)
+		if len(s.Volumes) != 2 || s.Volumes[0] != "./wecodex.yaml:/etc/wecodex/wecodex.yaml:ro" ||
+			!strings.HasSuffix(s.Volumes[1], ":/var/lib/wecodex") || volumes[s.Volumes[1]] {
+			t.Errorf("%s: volumes %q, want ./wecodex.yaml read-only at /etc/wecodex/wecodex.yaml and one of its own at /var/lib/wecodex", n, s.Volumes)
 		}
-		volumes[s.Volumes[0]] = true
+		volumes[s.Volumes[1]] = true
+	}
+	if c.Name != "" || len(c.Configs) != 0 {
+		t.Errorf("top-level name %q, configs %v: Compose v1 rejects the first and ignores the second", c.Name, c.Configs)
+	}
+}
+
+// Where a Compose is installed, it must accept the file as it is (v2's
+// `docker compose config` and v1's `docker-compose config` need no daemon).
+func TestComposeConfigAccepts(t *testing.T) {
+	var tried bool
+	for _, argv := range [][]string{{"docker", "compose"}, {"docker-compose"}} {
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			continue
+		}
+		if exec.Command(argv[0], append(argv[1:], "version")...).Run() != nil {
+			continue // a docker client without the compose plugin
+		}
+		args := append(argv[1:], "-p", "wecodex", "-f", "docker-compose.yml", "config", "--quiet")
+		cmd := exec.Command(argv[0], args...)
+		cmd.Env = append(os.Environ(), "WECODEX_WECOM_AIBOT_TOKEN=t", "WECODEX_WECOM_AIBOT_ENCODING_AES_KEY=k")
+		out, err := cmd.CombinedOutput()
+		tried = true
+		if err != nil || len(out) != 0 {
+			t.Errorf("%s config: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+	}
+	if !tried {
+		t.Skip("neither docker compose nor docker-compose is installed")
 	}
 }
 
