@@ -107,6 +107,7 @@ image:
 	@if docker info >/dev/null 2>&1; then engine=docker; \
 	elif podman info >/dev/null 2>&1; then engine=podman; \
 	else echo "make image: no container engine answers here (docker info and podman info both failed)."; \
+	     if command -v docker >/dev/null; then echo "A docker client is installed, but no Docker daemon answers it: start dockerd, or point DOCKER_HOST at one."; fi; \
 	     echo "Install Docker or Podman, or build on a machine that has one: docker build -t $(IMAGE) ."; exit 1; fi; \
 	echo "building $(IMAGE) with $$engine"; \
 	$$engine build --build-arg VERSION=$$(git describe --always --dirty 2>/dev/null || echo dev) --build-arg CODEX_VERSION=$(CODEX_VERSION) -t $(IMAGE) .
