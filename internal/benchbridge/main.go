@@ -94,14 +94,21 @@ func run(f flags) error {
 	}
 	defer os.RemoveAll(dir)
 	home, workspace := filepath.Join(dir, "codex-home"), filepath.Join(dir, "workspace")
-	if err := os.MkdirAll(workspace, 0o700); err != nil {
-		return err
+	// Codex snapshots its login shell once per thread (bash -l, sourcing
+	// HOME's profile). With the operator's profile that snapshot measures
+	// this machine (a pyenv init costs ~0.5 s a thread here), not a bridge;
+	// an empty HOME is what a service user's is, and the same for every bridge.
+	shellHome := filepath.Join(dir, "home")
+	for _, d := range []string{workspace, shellHome} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
 	}
 	if err := sm.WriteCodexHome(home, url, sm.HomeOptions{}); err != nil {
 		return err
 	}
 	env := map[string]string{}
-	for _, kv := range sm.Env(home) {
+	for _, kv := range append(sm.Env(home), "HOME="+shellHome) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
