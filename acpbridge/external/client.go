@@ -131,8 +131,9 @@ func (c *agentClient) agentInfo() string {
 	return c.a.opts.Command[0]
 }
 
-// RequestPermission asks the configured PermissionFunc, reports the decision
-// on the turn, and answers "cancelled" once the turn is cancelled.
+// RequestPermission asks the configured PermissionFunc, which reports the
+// decision on the turn (only the default deny-all policy is reported here),
+// and answers "cancelled" once the turn is cancelled.
 func (c *agentClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	s, turn, sink := c.session(req.SessionId)
 	if s == nil || turn == nil {
@@ -172,8 +173,8 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.RequestPerm
 	case <-pctx.Done():
 		resp = acpbridge.Cancelled()
 	}
-	notice := acpbridge.DecisionNotice(req, resp)
-	if sink != nil {
+	if sink != nil && a.noteDecisions {
+		notice := acpbridge.DecisionNotice(req, resp)
 		s.queue.push(func() { sink.Notice(notice) })
 	}
 	return resp, nil
