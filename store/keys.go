@@ -185,6 +185,17 @@ func (k Keys) LongConnStreams(botID string) string { return k.longconn(botID) + 
 // announced to the holder.
 func (k Keys) LongConnFrames(botID string) string { return k.prefix + "longconn:" + botID + ":frames" }
 
+// LongConnSends is the hash of proactive sends (aibot_send_msg bodies, by
+// send id) waiting for the holder, which takes each once. TTL
+// LongConnStreamTTL, renewed on each add.
+func (k Keys) LongConnSends(botID string) string { return k.longconn(botID) + ":sends" }
+
+// LongConnSendsChannel is the pub/sub channel on which a new send's id is
+// announced to the holder.
+func (k Keys) LongConnSendsChannel(botID string) string {
+	return k.prefix + "longconn:" + botID + ":sends"
+}
+
 // longconn is the part a bot's long-connection keys share, hash tag included.
 func (k Keys) longconn(botID string) string { return k.prefix + "{longconn:" + botID + "}" }
 

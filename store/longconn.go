@@ -228,16 +228,20 @@ func (s *Store) ReopenStream(ctx context.Context, botID, reqID string, token int
 	return n == 1, nil
 }
 
-// WatchStreamFrames calls fn with the req_id of every frame announced for
-// bot until ctx ends (nil). ready is called once the subscription is live.
-func (s *Store) WatchStreamFrames(ctx context.Context, botID string, ready func(), fn func(reqID string)) error {
-	sub := s.client.Subscribe(ctx, s.keys.LongConnFrames(botID))
+// WatchRelay calls onFrame with the req_id of every frame and onSend with
+// the id of every send announced for bot, in announcement order, until ctx
+// ends (nil). ready is called once the subscription is live.
+func (s *Store) WatchRelay(ctx context.Context, botID string, ready func(), onFrame, onSend func(id string)) error {
+	frames, sends := s.keys.LongConnFrames(botID), s.keys.LongConnSendsChannel(botID)
+	sub := s.client.Subscribe(ctx, frames, sends)
 	defer sub.Close()
-	if _, err := sub.Receive(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
+	for range 2 { // one confirmation per channel
+		if _, err := sub.Receive(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("subscribe to the long-connection relay: %w", err)
 		}
-		return fmt.Errorf("subscribe to long-connection frames: %w", err)
 	}
 	ready()
 	ch := sub.Channel()
@@ -247,9 +251,13 @@ func (s *Store) WatchStreamFrames(ctx context.Context, botID string, ready func(
 			return nil
 		case m, ok := <-ch:
 			if !ok {
-				return errors.New("long-connection frame subscription closed")
+				return errors.New("long-connection relay subscription closed")
 			}
-			fn(m.Payload)
+			if m.Channel == sends {
+				onSend(m.Payload)
+			} else {
+				onFrame(m.Payload)
+			}
 		}
 	}
 }

@@ -17,6 +17,8 @@ func TestLongConnKeysShareAHashTag(t *testing.T) {
 		{k.LongConnStream("aib1", "REQ_1"), "wx:{longconn:aib1}:frame:REQ_1"},
 		{k.LongConnStreams("aib1"), "wx:{longconn:aib1}:streams"},
 		{k.LongConnFrames("aib1"), "wx:longconn:aib1:frames"},
+		{k.LongConnSends("aib1"), "wx:{longconn:aib1}:sends"},
+		{k.LongConnSendsChannel("aib1"), "wx:longconn:aib1:sends"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("key %q, want %q", tc.got, tc.want)

@@ -27,14 +27,15 @@ const (
 
 var verbs = map[string]bot.Verdict{"approve": bot.VerdictApprove, "always": bot.VerdictAlways, "deny": bot.VerdictDeny}
 
-// AskApproval sends the approval card (approve / always / deny buttons) to
-// the conversation with aibot_send_msg. Only the replica holding the
-// connection can send; elsewhere, or when sending fails, the card's text
-// commands still work, and the status line says so.
+// AskApproval has the approval card (approve / always / deny buttons) sent
+// to the conversation with aibot_send_msg, by whichever replica holds the
+// connection (Connection.Send): a turn on any replica gets its card, once.
+// When it cannot be recorded, the card's text commands still work, and the
+// status line names only them.
 func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
 	body := map[string]any{"chatid": chatOf(a.Conversation), "msgtype": "template_card", "template_card": askCard(a)}
-	if _, err := c.conn.Request(ctx, CmdSend, CmdSend+"_"+randomHex(8), body); err != nil {
+	if err := c.conn.Send(ctx, body); err != nil {
 		c.log.Warn("send the approval card; the text commands still work", "conv", a.Conversation, "approval", a.ID, "err", err)
 		return text
 	}

@@ -37,35 +37,7 @@ func TestApprovalCardClicks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent, err := srv.Wait(wctx, wecomtest.IsRequest(CmdSend))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var send struct {
-		ChatID string `json:"chatid"`
-		Card   struct {
-			CardType string `json:"card_type"`
-			Title    struct {
-				Title string `json:"title"`
-			} `json:"main_title"`
-			Buttons []struct {
-				Text string `json:"text"`
-				Key  string `json:"key"`
-			} `json:"button_list"`
-			TaskID string `json:"task_id"`
-		} `json:"template_card"`
-	}
-	if err := json.Unmarshal(sent.Body, &send); err != nil {
-		t.Fatal(err)
-	}
-	var buttons []string
-	for _, b := range send.Card.Buttons {
-		buttons = append(buttons, b.Text+"="+b.Key)
-	}
-	if sent.Errcode != 0 || send.ChatID != "g1" || send.Card.CardType != "button_interaction" || send.Card.Title.Title != "Codex asks #1" ||
-		strings.Join(buttons, " ") != "Approve=appr:1:approve Always=appr:1:always Deny=appr:1:deny" || !strings.HasPrefix(send.Card.TaskID, "wxappr_1_") {
-		t.Fatalf("approval card: errcode %d %+v", sent.Errcode, send)
-	}
+	send := waitApprovalCard(t, wctx, srv, "g1")
 	workspace := bot.WorkspaceDir(root, "group:g1")
 	marks := func() int {
 		b, _ := os.ReadFile(filepath.Join(workspace, "approved.txt"))
@@ -74,25 +46,7 @@ func TestApprovalCardClicks(t *testing.T) {
 
 	click := func(user, key string) update {
 		t.Helper()
-		id, err := srv.PushEvent(wecomtest.LongConnEvent{UserID: user, ChatID: "g1", EventType: "template_card_event",
-			Payload: map[string]any{"card_type": "button_interaction", "event_key": key, "task_id": send.Card.TaskID}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := srv.Wait(wctx, func(r wecomtest.Record) bool {
-			return r.Kind == wecomtest.KindRequest && r.Cmd == CmdUpdate && r.ReqID == id
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Errcode != 0 {
-			t.Fatalf("update of %s's click: errcode %d %s", user, r.Errcode, r.Errmsg)
-		}
-		var u update
-		if err := json.Unmarshal(r.Body, &u); err != nil {
-			t.Fatal(err)
-		}
-		return u
+		return clickCard(t, wctx, srv, "g1", user, key, send.Card.TaskID)
 	}
 	if got, want := click("lisi", "appr:1:approve").String(), "[lisi] Not yours to decide | Only zhangsan (who asked) or an admin may decide #1. | OK=appr:1:done | "+send.Card.TaskID; got != want {
 		t.Fatalf("lisi's click answered %q, want %q", got, want)
@@ -119,6 +73,70 @@ func TestApprovalCardClicks(t *testing.T) {
 	if n := marks(); n != 1 {
 		t.Fatalf("the command ran %d times, want once", n)
 	}
+}
+
+// approvalCard is an aibot_send_msg body with the approval card.
+type approvalCard struct {
+	ChatID string `json:"chatid"`
+	Card   struct {
+		CardType string `json:"card_type"`
+		Title    struct {
+			Title string `json:"title"`
+		} `json:"main_title"`
+		Buttons []struct {
+			Text string `json:"text"`
+			Key  string `json:"key"`
+		} `json:"button_list"`
+		TaskID string `json:"task_id"`
+	} `json:"template_card"`
+}
+
+// waitApprovalCard waits for the approval card of request #1 and checks it
+// went to chat with its three buttons.
+func waitApprovalCard(t *testing.T, ctx context.Context, srv *wecomtest.LongConnServer, chat string) approvalCard {
+	t.Helper()
+	sent, err := srv.Wait(ctx, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var send approvalCard
+	if err := json.Unmarshal(sent.Body, &send); err != nil {
+		t.Fatal(err)
+	}
+	var buttons []string
+	for _, b := range send.Card.Buttons {
+		buttons = append(buttons, b.Text+"="+b.Key)
+	}
+	if sent.Errcode != 0 || send.ChatID != chat || send.Card.CardType != "button_interaction" || send.Card.Title.Title != "Codex asks #1" ||
+		strings.Join(buttons, " ") != "Approve=appr:1:approve Always=appr:1:always Deny=appr:1:deny" || !strings.HasPrefix(send.Card.TaskID, "wxappr_1_") {
+		t.Fatalf("approval card: errcode %d %+v", sent.Errcode, send)
+	}
+	return send
+}
+
+// clickCard clicks a button of the approval card as user in chat and
+// returns the aibot_respond_update_msg that answered the click's req_id.
+func clickCard(t *testing.T, ctx context.Context, srv *wecomtest.LongConnServer, chat, user, key, taskID string) update {
+	t.Helper()
+	id, err := srv.PushEvent(wecomtest.LongConnEvent{UserID: user, ChatID: chat, EventType: "template_card_event",
+		Payload: map[string]any{"card_type": "button_interaction", "event_key": key, "task_id": taskID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := srv.Wait(ctx, func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindRequest && r.Cmd == CmdUpdate && r.ReqID == id
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Errcode != 0 {
+		t.Fatalf("update of %s's click: errcode %d %s", user, r.Errcode, r.Errmsg)
+	}
+	var u update
+	if err := json.Unmarshal(r.Body, &u); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // update is an aibot_respond_update_msg body.

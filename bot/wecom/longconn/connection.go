@@ -19,13 +19,16 @@ type FrameStore interface {
 	RunningStreams(ctx context.Context, botID string) (map[string][]byte, error)
 	EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error)
 	ReopenStream(ctx context.Context, botID, reqID string, token int64) (bool, error)
-	WatchStreamFrames(ctx context.Context, botID string, ready func(), fn func(reqID string)) error
 }
 
 // Store is what a Connection needs of Redis.
 type Store interface {
 	LeaseStore
 	FrameStore
+	SendStore
+	// WatchRelay hands the holder each frame's req_id and each send's id
+	// as another replica announces it; ready is called once it listens.
+	WatchRelay(ctx context.Context, botID string, ready func(), onFrame, onSend func(id string)) error
 }
 
 // Config configures a Connection.
@@ -52,6 +55,7 @@ type Connection struct {
 	client   *Client // the connection while holding, else nil
 	local    *Pusher // its pusher, else nil
 	finished recent  // req_ids this replica presented a final frame for
+	sending  sync.WaitGroup
 }
 
 // recent is a bounded set of the latest req_ids added.
@@ -180,12 +184,13 @@ func (c *Connection) hold(ctx context.Context, token int64) error {
 	var wg sync.WaitGroup
 	wctx, stopWatch := context.WithCancel(ctx)
 	wg.Add(1)
-	go func() { defer wg.Done(); c.relay(wctx, p) }()
+	go func() { defer wg.Done(); c.relay(wctx, p, cl, token) }()
 	// An error means stopped for good; the Holder then keeps the lease.
 	err = cl.Run(ctx)
 	stopWatch()
 	wg.Wait()
 	p.Wait()
+	c.sending.Wait()
 	c.mu.Lock()
 	c.client, c.local = nil, nil
 	c.mu.Unlock()
@@ -226,8 +231,9 @@ func (c *Connection) unclaimFinal(ctx context.Context, token int64, s Snapshot) 
 }
 
 // relay feeds the pusher the frames other replicas announce, after pushing
-// the newest frame of every running stream (this holder may be new).
-func (c *Connection) relay(ctx context.Context, p *Pusher) {
+// the newest frame of every running stream (this holder may be new), and
+// sends the sends they announce, after those still waiting.
+func (c *Connection) relay(ctx context.Context, p *Pusher, cl *Client, token int64) {
 	botID := c.cfg.Client.BotID
 	offer := func(data []byte) {
 		var s Snapshot
@@ -238,7 +244,7 @@ func (c *Connection) relay(ctx context.Context, p *Pusher) {
 		p.Offer(s)
 	}
 	for ctx.Err() == nil {
-		err := c.cfg.Store.WatchStreamFrames(ctx, botID, func() {
+		err := c.cfg.Store.WatchRelay(ctx, botID, func() {
 			running, err := c.cfg.Store.RunningStreams(ctx, botID)
 			if err != nil {
 				c.cfg.Log.Warn("long connection: cannot list running streams", "err", err)
@@ -246,12 +252,18 @@ func (c *Connection) relay(ctx context.Context, p *Pusher) {
 			for _, data := range running {
 				offer(data)
 			}
+			c.sendWaiting(ctx, cl, token)
 		}, func(reqID string) {
 			data, err := c.cfg.Store.StreamFrame(ctx, botID, reqID)
 			if err != nil || data == nil {
 				return
 			}
 			offer(data)
+		}, func(id string) {
+			if body := c.claim(ctx, token, id); body != nil {
+				c.sending.Add(1)
+				go func() { defer c.sending.Done(); _ = c.send(ctx, cl, id, body) }()
+			}
 		})
 		if err != nil && ctx.Err() == nil {
 			c.cfg.Log.Warn("long connection: frame relay lost; resubscribing", "err", err)

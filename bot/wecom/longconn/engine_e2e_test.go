@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/codextest"
@@ -23,23 +25,37 @@ const textRefused = "Sorry, you are not allowed to use this bot. Ask an admin to
 type node struct {
 	conn   *Connection
 	engine *bot.Engine
+	root   string // agent.workspace_root
 }
 
 // nodeOptions say how a node runs: bin is its Codex (the harness's, or one
 // that cannot start, to prove a node never ran a turn); run starts the
-// engine's scheduler (without it the node only takes messages in).
+// engine's scheduler (without it the node only takes messages in); approve
+// runs Codex in its workspace-write sandbox asking (agent.approval: ask);
+// users are allowed in any chat (default zhangsan).
 type nodeOptions struct {
 	prefix, replica, bin string
-	run                  bool
+	run, approve         bool
+	users                []string
 }
 
 func startNode(t *testing.T, h *codextest.Harness, srv *wecomtest.LongConnServer, o nodeOptions) *node {
 	t.Helper()
 	st := testenv.OpenStore(t, o.prefix)
 	log := slog.New(slog.DiscardHandler)
-	agent := codex.New(codex.Options{Bin: o.bin, Env: h.CodexEnv(), Phases: st, Logger: log})
+	n := &node{root: t.TempDir()}
+	co := codex.Options{Bin: o.bin, Env: h.CodexEnv(), Phases: st, Logger: log}
+	if o.approve {
+		co.Sandbox, co.ApprovalPolicy = "workspace-write", "on-request"
+		co.Permissions = func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			return n.engine.AskPermissions(ctx, req)
+		}
+	}
+	if o.users == nil {
+		o.users = []string{"zhangsan"}
+	}
+	agent := codex.New(co)
 	t.Cleanup(func() { _ = agent.Close() })
-	n := &node{}
 	var ch *Channel
 	conn, err := New(Config{
 		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
@@ -52,9 +68,9 @@ func startNode(t *testing.T, h *codextest.Harness, srv *wecomtest.LongConnServer
 	ch = NewChannel(conn, log)
 	n.conn = conn
 	n.engine, err = bot.New(bot.Config{
-		Replica: o.replica, WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute,
+		Replica: o.replica, WorkspaceRoot: n.root, TurnTimeout: time.Minute,
 		UpdateInterval: 10 * time.Millisecond, PollInterval: 20 * time.Millisecond,
-		Access: bot.Access{AllowUsers: []string{"zhangsan"}}, Logger: log,
+		Access: bot.Access{AllowUsers: o.users}, Logger: log,
 	}, st, agent, ch)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,78 @@
+package longconn
+
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// TestSendReachesWeComOnce: a send made while no replica holds the
+// connection waits in Redis and is sent by the first holder once it is
+// subscribed; one made on the standby goes out through the holder; each
+// exactly once, while the holder also hears of them by pub/sub.
+func TestSendReachesWeComOnce(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	prefix := testenv.Prefix(t, "longconn-send")
+	ctx := waitCtx(t)
+	// g1 talks to the bot first (WeCom refuses a send to a chat that never
+	// did); then nobody holds the connection.
+	gone := startReplica(t, srv, prefix, "gone")
+	holderOf(t, srv, gone)
+	if _, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", ChatID: "g1", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	gone.stop()
+	early, err := New(Config{Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret},
+		Replica: "early", Store: testenv.OpenStore(t, prefix)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := early.Send(ctx, map[string]any{"chatid": "g1", "msgtype": "markdown", "markdown": map[string]string{"content": "before anyone held"}}); err != nil {
+		t.Fatal(err)
+	}
+	a := startReplica(t, srv, prefix, "A")
+	first, err := srv.Wait(ctx, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := first.Markdown(); got != "before anyone held" || first.Errcode != 0 || first.Conn != srv.Subscribed() {
+		t.Fatalf("first send = %q (errcode %d) on conn %d, want the waiting one on A's %d", got, first.Errcode, first.Conn, srv.Subscribed())
+	}
+	b := startReplica(t, srv, prefix, "B")
+	if holderOf(t, srv, a, b) != a {
+		t.Fatal("B holds the connection, want A")
+	}
+	if err := b.conn.Send(ctx, map[string]any{"chatid": "g1", "msgtype": "markdown", "markdown": map[string]string{"content": "from the standby"}}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := srv.WaitCount(ctx, 2, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := second[1].Markdown(); got != "from the standby" || second[1].Conn != first.Conn {
+		t.Fatalf("second send = %q on conn %d, want the standby's on A's conn %d", got, second[1].Conn, first.Conn)
+	}
+	// A third, made on the holder itself, fences the count: the relay hands
+	// sends over in announcement order and takes each once.
+	if err := a.conn.Send(ctx, map[string]any{"chatid": "g1", "msgtype": "markdown", "markdown": map[string]string{"content": "from the holder"}}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := srv.WaitCount(ctx, 3, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range srv.Requests(CmdSend) {
+		got = append(got, r.Markdown())
+		if r.Errcode != 0 {
+			t.Errorf("send %q refused: errcode %d %s", r.Markdown(), r.Errcode, r.Errmsg)
+		}
+	}
+	if len(got) != 3 || all[2].Markdown() != "from the holder" {
+		t.Fatalf("sends = %q, want each of the three once", got)
+	}
+	if ids, err := a.store.PendingSends(ctx, testBot); err != nil || len(ids) != 0 {
+		t.Fatalf("sends still waiting = %q, %v; want none", ids, err)
+	}
+}
