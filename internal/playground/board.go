@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -17,6 +18,12 @@ type View struct {
 	Status   string `json:"status"`   // e.g. "running", "done", "failed: …"
 	State    string `json:"state"`    // one of the State constants
 	Seq      int64  `json:"seq"`      // grows with every change of any card
+	// Buttons are the approval commands a card waiting for approval
+	// offers in webhook mode.
+	Buttons []Button `json:"buttons,omitempty"`
+	// Cards are the button cards the bot sent about this message (long
+	// connection), newest last.
+	Cards []TemplateCard `json:"cards,omitempty"`
 }
 
 // answer is what the backend knows of one message and its reply.
@@ -29,6 +36,7 @@ type answer struct {
 	posts   []string // accepted response_url markdown, in arrival order
 	refused int      // response_url posts WeCom would have refused
 	problem string   // why the playground could not play the message
+	cards   []TemplateCard
 	view    View
 }
 
@@ -37,6 +45,9 @@ type answer struct {
 // since the last number it saw and never misses or queues updates.
 type board struct {
 	md *cards.HTMLRenderer
+	// commands: offer a waiting card's approval commands as buttons (the
+	// webhook's cards have none of their own).
+	commands bool
 
 	mu      sync.Mutex
 	order   []*answer
@@ -109,7 +120,7 @@ func (b *board) since(seq int64) ([]View, int64, <-chan struct{}) {
 // render derives a card from what WeCom's client would have: the frames and
 // the response_url messages.
 func (b *board) render(a *answer) View {
-	v := View{ID: a.id, Prompt: a.prompt}
+	v := View{ID: a.id, Prompt: a.prompt, Cards: slices.Clone(a.cards)}
 	if !a.framed {
 		v.State, v.Status = StateSending, "sending"
 		if a.problem != "" {
@@ -143,5 +154,8 @@ func (b *board) render(a *answer) View {
 	v.Progress = b.md.Markdown(progress)
 	v.Body = html.String()
 	v.State, v.Status = state, status
+	if b.commands && state == StateWaiting {
+		v.Buttons = commandButtons
+	}
 	return v
 }

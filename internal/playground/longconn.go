@@ -14,6 +14,7 @@ import (
 const (
 	cmdRespond = "aibot_respond_msg"
 	cmdSendMsg = "aibot_send_msg"
+	cmdUpdate  = "aibot_respond_update_msg"
 )
 
 // longConn plays WeCom's long-connection server: the bot dials it, a typed
@@ -24,13 +25,15 @@ type longConn struct {
 	srv     *wecomtest.LongConnServer
 	cleanup []func()
 
-	mu    sync.Mutex
-	byReq map[string]string // callback req_id → msgid
-	last  string            // the latest msgid: continuations name only the chat
+	mu     sync.Mutex
+	byReq  map[string]string // callback req_id → msgid
+	last   string            // the latest msgid: continuations name only the chat
+	cardOf map[string]string // a sent card's task_id → the msgid it shows on
+	clicks map[string]string // a click's req_id → the clicked card's task_id
 }
 
 func newLongConn(botID, secret string) *longConn {
-	lc := &longConn{byReq: map[string]string{}}
+	lc := &longConn{byReq: map[string]string{}, cardOf: map[string]string{}, clicks: map[string]string{}}
 	lc.srv = wecomtest.NewLongConnServer(lc, wecomtest.LongConnOptions{BotID: botID, Secret: secret})
 	return lc
 }
@@ -72,7 +75,7 @@ func (lc *longConn) follow(ctx context.Context, b *board) {
 	seen := 0
 	for {
 		r, err := lc.srv.WaitFrom(ctx, seen, func(r wecomtest.Record) bool {
-			return r.Kind == wecomtest.KindRequest && r.Errcode == 0 && (r.Cmd == cmdRespond || r.Cmd == cmdSendMsg)
+			return r.Kind == wecomtest.KindRequest && r.Errcode == 0 && (r.Cmd == cmdRespond || r.Cmd == cmdSendMsg || r.Cmd == cmdUpdate)
 		})
 		if err != nil {
 			return
@@ -86,6 +89,14 @@ func (lc *longConn) follow(ctx context.Context, b *board) {
 		case r.Cmd == cmdRespond && ok:
 			s := r.Stream()
 			b.frame(id, s.Content, s.Finish)
+		case r.Cmd == cmdUpdate:
+			if c, ok := templateCardOf(r.Body); ok {
+				lc.replaceCard(b, r.ReqID, c)
+			}
+		case r.Cmd == cmdSendMsg && last != "" && r.MsgType() == "template_card":
+			if c, ok := templateCardOf(r.Body); ok {
+				lc.showCard(b, last, c)
+			}
 		case r.Cmd == cmdSendMsg && last != "":
 			md := r.Markdown()
 			b.update(last, func(a *answer) { a.posts = append(a.posts, md) })

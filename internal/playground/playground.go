@@ -89,6 +89,7 @@ func New(cfg Config) (*Playground, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Playground{cfg: cfg, board: newBoard(), log: log.With("component", "playground"), watched: map[*http.Server]bool{}}
+	p.board.commands = !cfg.LongConn
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if cfg.LongConn {
 		if cfg.Secret == "" {
@@ -126,6 +127,7 @@ func (p *Playground) routes() {
 	p.mux.Handle("GET "+Path+"/static/", http.StripPrefix(Path, http.FileServerFS(staticFS)))
 	p.mux.HandleFunc("GET "+Path+"/events", p.serveEvents)
 	p.mux.HandleFunc("POST "+Path+"/send", p.serveSend)
+	p.mux.HandleFunc("POST "+Path+"/click", p.serveClick)
 }
 
 // WSURL is the long-connection server's ws:// URL on loopback, for

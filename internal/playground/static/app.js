@@ -51,10 +51,13 @@
     body.dataset.testid = "body";
     const status = node("div", "status");
     status.dataset.testid = "status";
-    card.append(fold, body, status);
+    const actions = node("div", "actions");
+    actions.dataset.testid = "actions";
+    actions.hidden = true;
+    card.append(fold, body, status, actions);
     bot.append(node("div", "avatar", "W"), card);
 
-    c = { card, fold, summary, progress, body, status, seq: 0, userToggled: false, folded: false, progressHTML: null, bodyHTML: null };
+    c = { card, fold, summary, progress, body, status, actions, seq: 0, userToggled: false, folded: false, progressHTML: null, bodyHTML: null, buttonsKey: "" };
     summary.addEventListener("click", () => { c.userToggled = true; });
     cards.set(v.id, c);
     chat.append(mine, bot);
@@ -76,6 +79,8 @@
       c.bodyHTML = v.body;
     }
     c.status.textContent = v.status;
+    showCommands(c, v.buttons || []);
+    for (const tc of v.cards || []) showTemplateCard(tc);
     const over = terminal.has(v.state);
     c.summary.textContent = over ? "Progress" : "Thinking…";
     // Like WeCom's thinking fold: hidden when there was nothing to show,
@@ -86,6 +91,78 @@
       c.folded = true;
     }
     if (stick) chat.scrollTop = chat.scrollHeight;
+  }
+
+  // showCommands offers a waiting card's approval commands as buttons
+  // (webhook mode): each sends its text command as the user, as typing it
+  // would, and says which.
+  function showCommands(c, buttons) {
+    const key = buttons.map((b) => b.command).join("|");
+    if (key === c.buttonsKey) return;
+    c.buttonsKey = key;
+    c.actions.replaceChildren();
+    c.actions.hidden = buttons.length === 0;
+    for (const b of buttons) {
+      const btn = node("button", "action");
+      btn.type = "button";
+      btn.dataset.command = b.command;
+      btn.title = "sends " + b.command + " as " + user;
+      btn.append(node("span", "label", b.text), node("code", "", b.command));
+      btn.addEventListener("click", () => send(b.command));
+      c.actions.append(btn);
+    }
+    if (buttons.length) {
+      c.actions.append(node("p", "note", "Each button sends its command as " + user + "; WeCom's webhook cards carry no buttons, so there you type it."));
+    }
+  }
+
+  // showTemplateCard shows a button card the bot sent over the long
+  // connection as its own message; a click sends a template_card_event.
+  const tcards = new Map();
+  function showTemplateCard(tc) {
+    const stick = nearBottom();
+    let t = tcards.get(tc.task_id);
+    if (!t) {
+      const row = node("div", "row bot");
+      const el = node("article", "tcard");
+      el.dataset.testid = "tcard";
+      row.append(node("div", "avatar", "W"), el);
+      chat.append(row);
+      t = { el, json: "" };
+      tcards.set(tc.task_id, t);
+    }
+    const json = JSON.stringify(tc);
+    if (json === t.json) return;
+    t.json = json;
+    const head = node("div", "tcard-title", tc.title);
+    const parts = [head];
+    if (tc.desc) parts.push(node("div", "tcard-desc", tc.desc));
+    if (tc.sub) parts.push(node("div", "tcard-sub", tc.sub));
+    const bar = node("div", "tcard-buttons");
+    for (const b of tc.buttons) {
+      const btn = node("button", "action", b.text);
+      btn.type = "button";
+      btn.dataset.key = b.key;
+      btn.addEventListener("click", () => click(tc.task_id, b.key));
+      bar.append(btn);
+    }
+    parts.push(bar);
+    t.el.replaceChildren(...parts);
+    if (stick) chat.scrollTop = chat.scrollHeight;
+  }
+
+  async function click(taskID, key) {
+    try {
+      const r = await fetch("/playground/click", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ task_id: taskID, key }),
+      });
+      const j = await r.json().catch(() => ({}));
+      if (!r.ok) showError("Click not sent: " + (j.error || r.status + " " + r.statusText));
+    } catch (e) {
+      showError("Click not sent: the playground backend is unreachable (" + e.message + ")");
+    }
   }
 
   function showError(text) {
