@@ -3,11 +3,13 @@ package bot
 import (
 	"fmt"
 	"time"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // What the engine itself says. Kept together so the wording is consistent.
 const (
-	textThinking  = "⏳ Thinking…"
+	textThinking  = cards.ThinkingLine
 	textRefused   = "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."
 	textEmpty     = "Send me a message to start, or /help for commands."
 	textQueueFull = "Too many messages are waiting in this conversation (%d). Send it again when the current ones are done, or /stop the running one."
@@ -30,9 +32,9 @@ const (
 	textLegacyQueued = "the bot was upgraded while this message waited. Send the message again."
 )
 
-func textQueued(position int) string {
-	return fmt.Sprintf("⏳ Queued (position %d) — waiting for the running turn to finish.", position)
-}
+// textQueued is the reply of a message waiting behind others; cards owns
+// the words, so a reader of frames (cards.ReadStream) knows the position.
+func textQueued(position int) string { return cards.QueuedLine(position) }
 
 func textStatus(running bool, replica string, waiting int, session string) string {
 	turn := "idle"

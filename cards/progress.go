@@ -90,8 +90,8 @@ type progressShape struct {
 }
 
 func (p progressShape) dress(s string) string {
-	if p.think && strings.Contains(s, "</think>") {
-		s = strings.ReplaceAll(s, "</think>", "<\\/think>")
+	if p.think && strings.Contains(s, thinkEnd) {
+		s = strings.ReplaceAll(s, thinkEnd, escapedThinkEnd)
 	}
 	if p.quote {
 		s = "> " + strings.ReplaceAll(s, "\n", "\n> ")

@@ -31,7 +31,9 @@ type StreamFrame struct {
 
 const (
 	thinkOpen       = "<think>\n"
-	thinkClose      = "\n</think>\n\n"
+	thinkClose      = "\n" + thinkEnd + "\n\n"
+	thinkEnd        = "</think>"
+	escapedThinkEnd = `<\/think>`
 	quoteGap        = "\n\n"
 	continuedMarker = "_(continued in the next message)_"
 	endOfAnswer     = "_(end of answer)_"
@@ -184,28 +186,7 @@ func (c *Card) emptyAnswer(max int) string {
 }
 
 // statusMarkdown is the status line a frame ends with ("" while running).
-func (c *Card) statusMarkdown() string {
-	s := c.status
-	switch s.State {
-	case StateWaitingApproval:
-		if d := oneLine(s.Detail); d != "" {
-			return "⏸ Waiting for approval: " + truncateRunes(d, 200)
-		}
-		return "⏸ Waiting for approval"
-	case StateDone:
-		if s.Detail != "" {
-			return "_Stopped: " + truncateRunes(oneLine(s.Detail), 100) + "_"
-		}
-	case StateCancelled:
-		return "⏹ Cancelled"
-	case StateFailed:
-		if d := oneLine(s.Detail); d != "" {
-			return "❌ Failed: " + truncateRunes(d, 500)
-		}
-		return "❌ Failed"
-	}
-	return ""
-}
+func (c *Card) statusMarkdown() string { return StatusLine(c.status) }
 
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {

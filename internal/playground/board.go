@@ -128,21 +128,20 @@ func (b *board) render(a *answer) View {
 		}
 		return v
 	}
-	progress, rest := splitThink(a.content)
-	state, status, body := statusOf(rest, a.finish)
+	f := seeFrame(a.content, a.finish)
+	progress, state, status := f.progress, f.state, f.status
 	var html strings.Builder
-	html.WriteString(b.md.Markdown(body))
+	html.WriteString(b.md.Markdown(f.body))
 	for _, p := range a.posts {
 		// A continuation is a message of its own, rendered like a frame:
 		// its progress is the newer one, its body continues the answer.
-		pp, prest := splitThink(p)
-		if pp != "" {
-			progress = pp
+		pf := seeFrame(p, true)
+		if pf.progress != "" {
+			progress = pf.progress
 		}
-		var pbody string
-		state, status, pbody = statusOf(prest, true)
+		state, status = pf.state, pf.status
 		html.WriteString(`<div class="continued">`)
-		html.WriteString(b.md.Markdown(pbody))
+		html.WriteString(b.md.Markdown(pf.body))
 		html.WriteString("</div>\n")
 	}
 	if a.refused > 0 {

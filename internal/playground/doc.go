@@ -16,8 +16,8 @@
 // req_id, and any aibot_send_msg continuation, make the card.
 //
 // What the page shows is derived from the frames alone, as WeCom's client
-// would: the leading <think>…</think> block is the card's progress section,
-// the rest is its body (markdown rendered on the server with raw HTML shown
-// escaped), and the status comes from the finish flag and the status line
-// the cards package ends a frame with.
+// would: cards.ReadStream, kept by the package that renders frames, types a
+// frame into its progress section (the leading <think>…</think> block), its
+// body (markdown rendered on the server with raw HTML shown escaped) and its
+// status; the finish flag says a turn is done.
 package playground

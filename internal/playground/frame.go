@@ -1,8 +1,9 @@
 package playground
 
 import (
-	"regexp"
-	"strings"
+	"strconv"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // States a card is in, as the page styles them.
@@ -16,84 +17,49 @@ const (
 	StateFailed    = "failed"
 )
 
-// Frame text the bot and the cards package write, matched to derive a card's
-// status the way a user reading the card would. They mirror cards' stream
-// renderer (status lines, continuation marker) and bot's texts; a mismatch
-// only makes the status read "running"/"done" instead of the finer one.
-const (
-	thinkOpen         = "<think>"
-	thinkClose        = "</think>"
-	escapedThinkClose = `<\/think>`
-	continuedMarker   = "_(continued in the next message)_"
-	windowClosedNote  = "_(this reply is taking long: the rest of the answer follows in a separate message)_"
-	thinkingHolder    = "⏳ Thinking…"
-)
-
-var (
-	queuedLine  = regexp.MustCompile(`^⏳ Queued(?: \(position (\d+)\))?`)
-	stoppedLine = regexp.MustCompile(`^_Stopped: (.*)_$`)
-)
-
-// splitThink separates a frame's leading <think> block (the progress
-// section, which WeCom's client folds) from the rest (the body). A frame
-// without one is all body.
-func splitThink(content string) (progress, rest string) {
-	trimmed := strings.TrimLeft(content, " \t\r\n")
-	if !strings.HasPrefix(trimmed, thinkOpen) {
-		return "", content
-	}
-	inner := trimmed[len(thinkOpen):]
-	end := strings.Index(inner, thinkClose)
-	if end < 0 {
-		// A block still being written: everything so far is progress.
-		return unescapeThink(inner), ""
-	}
-	return unescapeThink(inner[:end]), strings.TrimLeft(inner[end+len(thinkClose):], "\r\n")
+// stateNames names a card's cards.State for the page.
+var stateNames = map[cards.State]string{
+	cards.StateRunning:         StateRunning,
+	cards.StateWaitingApproval: StateWaiting,
+	cards.StateDone:            StateDone,
+	cards.StateCancelled:       StateCancelled,
+	cards.StateFailed:          StateFailed,
 }
 
-// unescapeThink undoes how cards keeps progress text from closing the block.
-func unescapeThink(s string) string {
-	return strings.TrimSpace(strings.ReplaceAll(s, escapedThinkClose, thinkClose))
+// shown is one frame (or response_url message) as the page shows it.
+type shown struct {
+	progress string
+	state    string // one of the State constants
+	status   string // the status text on the card; a finished turn's ends in "done"
+	body     string // markdown of the body
 }
 
-// statusOf reads a frame body's status line. finish is the frame's flag (or
-// true for a response_url message, which is complete when it arrives). It
-// returns the state, the status text shown on the card (a finished turn's
-// ends in "done"), and the body without a status line the status shows.
-func statusOf(body string, finish bool) (state, text, rest string) {
-	body = strings.TrimRight(body, " \t\r\n")
-	if strings.TrimSpace(body) == thinkingHolder {
-		return StateRunning, "running", ""
-	}
-	head, last := "", body
-	if i := strings.LastIndex(body, "\n\n"); i >= 0 {
-		head, last = body[:i], strings.TrimSpace(body[i+2:])
-	}
+// seeFrame is what a user sees of a frame, typed by cards.ReadStream
+// (the package that renders frames reads them back). finish is the frame's
+// flag, or true for a response_url message, which is complete when it
+// arrives.
+func seeFrame(content string, finish bool) shown {
+	v := cards.ReadStream(content)
+	s := shown{progress: v.Progress, state: stateNames[v.Status.State], status: v.Status.String(), body: v.Body}
 	switch {
-	case queuedLine.MatchString(last):
-		m := queuedLine.FindStringSubmatch(last)
-		text = "queued"
-		if m[1] != "" {
-			text = "queued (position " + m[1] + ")"
+	case v.Queued > 0:
+		s.state, s.status = StateQueued, "queued (position "+strconv.Itoa(v.Queued)+")"
+	case v.Line != "":
+		if v.Status.State == cards.StateWaitingApproval {
+			// What is asked, and how to decide, is the card's to show.
+			s.body = joinParagraphs(v.Body, v.Line)
 		}
-		return StateQueued, text, head
-	case strings.HasPrefix(last, "⏸ Waiting for approval"):
-		return StateWaiting, "waiting for approval", body
-	case last == "⏹ Cancelled":
-		return StateCancelled, "cancelled", head
-	case strings.HasPrefix(last, "❌ Failed"):
-		text = "failed"
-		if d := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(last, "❌ Failed"), ":")); d != "" {
-			text = "failed: " + d
-		}
-		return StateFailed, text, head
-	case stoppedLine.MatchString(last):
-		return StateDone, "stopped by " + stoppedLine.FindStringSubmatch(last)[1] + ", done", head
-	case last == continuedMarker || strings.HasSuffix(last, windowClosedNote):
-		// The stream ended early; the rest comes through response_url.
-		return StateRunning, "running (continues in a separate message)", body
+	case v.Continues:
+		s.status = "running (continues in a separate message)"
 	case finish:
-		return StateDone, "done", body
+		s.state, s.status = StateDone, cards.Status{State: cards.StateDone}.String()
 	}
-	return StateRunning, "running", body
+	return s
+}
+
+func joinParagraphs(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
 }

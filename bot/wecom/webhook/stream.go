@@ -10,7 +10,9 @@ import (
 	"github.com/wecodex/wecodex/cards"
 )
 
-const textWindowClosed = "_(this reply is taking long: the rest of the answer follows in a separate message)_"
+// textWindowClosed ends a stream whose reply window closed; cards owns the
+// words, so a reader of frames (cards.ReadStream) knows them.
+const textWindowClosed = cards.WindowClosedNote
 
 // shown is what the publisher renders for a turn: the stream frame, and
 // whether the stream must close now because its window ended. skip is set
