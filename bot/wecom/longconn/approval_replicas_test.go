@@ -1,14 +1,9 @@
 package longconn
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/wecodex/wecodex/bot"
-	"github.com/wecodex/wecodex/internal/codextest"
-	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
@@ -20,10 +15,7 @@ import (
 // requester's decides on B, where the command runs, and the same click
 // again runs nothing twice.
 func TestApprovalCardTurnOnOtherReplica(t *testing.T) {
-	h := codextest.StartWith(t, scriptedmodel.Sequence(
-		scriptedmodel.Reply(scriptedmodel.EscalatedExecCommand("call_1", "echo ran >> approved.txt", "writes outside the sandbox")),
-		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "All done.")),
-	), scriptedmodel.HomeOptions{ApprovalPolicy: "on-request"})
+	h := startEscalation(t)
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	prefix := testenv.Prefix(t, "longconn-approval-relay")
 	users := []string{"zhangsan", "lisi"}
@@ -36,11 +28,7 @@ func TestApprovalCardTurnOnOtherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	send := waitApprovalCard(t, ctx, srv, "g1")
-	workspace := bot.WorkspaceDir(b.root, "group:g1")
-	marks := func() int {
-		data, _ := os.ReadFile(filepath.Join(workspace, "approved.txt"))
-		return strings.Count(string(data), "ran\n")
-	}
+	marks := func() int { return runs(b.root, "group:g1") }
 	if got, want := clickCard(t, ctx, srv, "g1", "lisi", "appr:1:approve", send.Card.TaskID).String(),
 		"[lisi] Not yours to decide | Only zhangsan (who asked) or an admin may decide #1. | OK=appr:1:done | "+send.Card.TaskID; got != want {
 		t.Fatalf("lisi's click answered %q, want %q", got, want)

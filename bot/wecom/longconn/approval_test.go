@@ -27,10 +27,7 @@ import (
 // reply window (the simulator refuses a late one) and the command runs; the
 // same click again decides nothing and runs nothing twice.
 func TestApprovalCardClicks(t *testing.T) {
-	h := codextest.StartWith(t, scriptedmodel.Sequence(
-		scriptedmodel.Reply(scriptedmodel.EscalatedExecCommand("call_1", "echo ran >> approved.txt", "writes outside the sandbox")),
-		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "All done.")),
-	), scriptedmodel.HomeOptions{ApprovalPolicy: "on-request"})
+	h := startEscalation(t)
 	srv, root := startApprovalEngine(t, h)
 	wctx := waitCtx(t)
 	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", ChatID: "g1", Text: "write the file"})
@@ -38,11 +35,7 @@ func TestApprovalCardClicks(t *testing.T) {
 		t.Fatal(err)
 	}
 	send := waitApprovalCard(t, wctx, srv, "g1")
-	workspace := bot.WorkspaceDir(root, "group:g1")
-	marks := func() int {
-		b, _ := os.ReadFile(filepath.Join(workspace, "approved.txt"))
-		return strings.Count(string(b), "ran\n")
-	}
+	marks := func() int { return runs(root, "group:g1") }
 
 	click := func(user, key string) update {
 		t.Helper()
@@ -75,20 +68,24 @@ func TestApprovalCardClicks(t *testing.T) {
 	}
 }
 
+// wireCard is a template_card as the bot sends it.
+type wireCard struct {
+	CardType string `json:"card_type"`
+	Title    struct {
+		Title string `json:"title"`
+	} `json:"main_title"`
+	Sub     string `json:"sub_title_text"`
+	Buttons []struct {
+		Text string `json:"text"`
+		Key  string `json:"key"`
+	} `json:"button_list"`
+	TaskID string `json:"task_id"`
+}
+
 // approvalCard is an aibot_send_msg body with the approval card.
 type approvalCard struct {
-	ChatID string `json:"chatid"`
-	Card   struct {
-		CardType string `json:"card_type"`
-		Title    struct {
-			Title string `json:"title"`
-		} `json:"main_title"`
-		Buttons []struct {
-			Text string `json:"text"`
-			Key  string `json:"key"`
-		} `json:"button_list"`
-		TaskID string `json:"task_id"`
-	} `json:"template_card"`
+	ChatID string   `json:"chatid"`
+	Card   wireCard `json:"template_card"`
 }
 
 // waitApprovalCard waits for the approval card of request #1 and checks it
@@ -143,17 +140,7 @@ func clickCard(t *testing.T, ctx context.Context, srv *wecomtest.LongConnServer,
 type update struct {
 	ResponseType string   `json:"response_type"`
 	UserIDs      []string `json:"userids"`
-	Card         struct {
-		Title struct {
-			Title string `json:"title"`
-		} `json:"main_title"`
-		Sub     string `json:"sub_title_text"`
-		Buttons []struct {
-			Text string `json:"text"`
-			Key  string `json:"key"`
-		} `json:"button_list"`
-		TaskID string `json:"task_id"`
-	} `json:"template_card"`
+	Card         wireCard `json:"template_card"`
 }
 
 // String is "[userids] title | sub title | button=key … | task_id".
@@ -163,6 +150,22 @@ func (u update) String() string {
 		b = append(b, x.Text+"="+x.Key)
 	}
 	return "[" + strings.Join(u.UserIDs, ",") + "] " + u.Card.Title.Title + " | " + u.Card.Sub + " | " + strings.Join(b, " ") + " | " + u.Card.TaskID
+}
+
+// startEscalation runs Codex on a script that asks before a command that
+// must leave the sandbox (it appends "ran" to approved.txt), then answers.
+func startEscalation(t *testing.T) *codextest.Harness {
+	t.Helper()
+	return codextest.StartWith(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply(scriptedmodel.EscalatedExecCommand("call_1", "echo ran >> approved.txt", "writes outside the sandbox")),
+		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "All done.")),
+	), scriptedmodel.HomeOptions{ApprovalPolicy: "on-request"})
+}
+
+// runs counts how often the escalated command ran in conv's workspace.
+func runs(root, conv string) int {
+	b, _ := os.ReadFile(filepath.Join(bot.WorkspaceDir(root, conv), "approved.txt"))
+	return strings.Count(string(b), "ran\n")
 }
 
 // startApprovalEngine is startEngine with agent.approval: ask, Codex in its
