@@ -2,8 +2,9 @@
 // dials WeCom over WebSocket (no public URL), subscribes, keeps the
 // connection alive, receives callbacks and pushes its replies as frames
 // (WECOM-PROTOCOL.md §A). One replica holds the connection at a time (a
-// Redis lease with a fencing token); frames rendered elsewhere reach the
-// holder through Redis.
+// Redis lease with a fencing token); frames rendered elsewhere, and
+// proactive sends such as a turn's approval card, reach the holder through
+// Redis.
 package longconn
 
 import (
