@@ -1,7 +1,9 @@
 package longconn
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
@@ -74,5 +76,64 @@ func TestSendReachesWeComOnce(t *testing.T) {
 	}
 	if ids, err := a.store.PendingSends(ctx, testBot); err != nil || len(ids) != 0 {
 		t.Fatalf("sends still waiting = %q, %v; want none", ids, err)
+	}
+}
+
+// TestSendNotWrittenGoesToTheNextHolder: the holder took a send but lost
+// the lease before it could write it (its connection was down, the new one
+// not yet subscribed): the send goes back to Redis, and the next holder
+// sends it, once.
+func TestSendNotWrittenGoesToTheNextHolder(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret, KickCloseDelay: time.Hour})
+	prefix := testenv.Prefix(t, "longconn-send-back")
+	ctx := waitCtx(t)
+	a := startReplica(t, srv, prefix, "A")
+	holderOf(t, srv, a)
+	if _, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", ChatID: "g1", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	b := startReplica(t, srv, prefix, "B")
+	// A's connection drops and its next subscribe is held: A holds the
+	// lease with no connection to write on.
+	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckHold)
+	srv.DropSubscribed()
+	if _, err := srv.WaitCount(ctx, 2, wecomtest.IsRequest(CmdSubscribe)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.conn.Send(ctx, map[string]any{"chatid": "g1", "msgtype": "markdown", "markdown": map[string]string{"content": "card"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "A to take the send", func() bool {
+		ids, err := a.store.PendingSends(ctx, testBot)
+		return err == nil && len(ids) == 0
+	})
+	a.store.cut.Store(true)
+	waitFor(t, ctx, "A to give the connection up", func() bool { token, _ := a.conn.holder.State(); return token == 0 })
+	srv.SetAckPolicy(CmdSubscribe, wecomtest.AckNow)
+	srv.Release(CmdSubscribe)
+	sent, err := srv.Wait(ctx, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holderOf(t, srv, a, b) != b || sent.Markdown() != "card" || sent.Errcode != 0 || sent.Conn != srv.Subscribed() {
+		t.Fatalf("send %q (errcode %d) on conn %d, want it by B on its conn %d", sent.Markdown(), sent.Errcode, sent.Conn, srv.Subscribed())
+	}
+	if ids, _ := b.store.PendingSends(ctx, testBot); len(ids) != 0 {
+		t.Fatalf("sends still waiting = %q, want none", ids)
+	}
+	if n := len(srv.Requests(CmdSend)); n != 1 {
+		t.Fatalf("aibot_send_msg requests = %d, want 1", n)
+	}
+}
+
+// waitFor waits until ok holds, checking on every short tick.
+func waitFor(t *testing.T, ctx context.Context, what string, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting for %s", what)
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
