@@ -36,7 +36,7 @@ const wecomPadBlock = 32
 
 func newCrypter(token, encodingAESKey, receiveID string) (*crypter, error) {
 	if token == "" {
-		return nil, errors.New("Token is empty")
+		return nil, errors.New("the token is empty")
 	}
 	if len(encodingAESKey) != 43 {
 		return nil, fmt.Errorf("EncodingAESKey has %d characters, want 43", len(encodingAESKey))

@@ -81,7 +81,7 @@ func TestCrypterRefusesWhatWeComRefuses(t *testing.T) {
 
 func TestNewCrypterNamesTheBadSetting(t *testing.T) {
 	for _, tc := range []struct{ token, key, want string }{
-		{"", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", "Token is empty"},
+		{"", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", "the token is empty"},
 		{"t", "short", "EncodingAESKey has 5 characters, want 43"},
 		{"t", strings.Repeat("*", 43), "EncodingAESKey is not base64: illegal base64 data at input byte 0"},
 	} {
