@@ -243,17 +243,38 @@ func (c *Connection) relay(ctx context.Context, p *Pusher, cl *Client, token int
 		}
 		p.Offer(s)
 	}
+	sweep := func() {
+		running, err := c.cfg.Store.RunningStreams(ctx, botID)
+		if err != nil {
+			c.cfg.Log.Warn("long connection: cannot list running streams", "err", err)
+		}
+		for _, data := range running {
+			offer(data)
+		}
+		c.sendWaiting(ctx, cl, token)
+	}
+	// Pub/sub loses what is announced while its connection is re-dialled
+	// (go-redis resubscribes silently): a lost final frame would leave a
+	// card unfinished and a lost send an approval card unsent. So the holder
+	// also sweeps every RenewEvery; the pusher skips frames it already has,
+	// and a send is taken once.
+	swept := make(chan struct{})
+	defer func() { <-swept }()
+	go func() {
+		defer close(swept)
+		t := time.NewTicker(c.cfg.RenewEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				sweep()
+			}
+		}
+	}()
 	for ctx.Err() == nil {
-		err := c.cfg.Store.WatchRelay(ctx, botID, func() {
-			running, err := c.cfg.Store.RunningStreams(ctx, botID)
-			if err != nil {
-				c.cfg.Log.Warn("long connection: cannot list running streams", "err", err)
-			}
-			for _, data := range running {
-				offer(data)
-			}
-			c.sendWaiting(ctx, cl, token)
-		}, func(reqID string) {
+		err := c.cfg.Store.WatchRelay(ctx, botID, sweep, func(reqID string) {
 			data, err := c.cfg.Store.StreamFrame(ctx, botID, reqID)
 			if err != nil || data == nil {
 				return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
+	"github.com/wecodex/wecodex/store"
 )
 
 // TestSendReachesWeComOnce: a send made while no replica holds the
@@ -135,5 +136,42 @@ func waitFor(t *testing.T, ctx context.Context, what string, ok func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+}
+
+// TestSendMissedAnnouncementIsSwept: a send whose pub/sub announcement the
+// holder never heard (its subscription was re-dialled at that moment; here
+// the send is written without one) is still sent, once, by the holder's
+// periodic sweep.
+func TestSendMissedAnnouncementIsSwept(t *testing.T) {
+	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
+	prefix := testenv.Prefix(t, "longconn-send-swept")
+	ctx := waitCtx(t)
+	a := startReplica(t, srv, prefix, "A")
+	holderOf(t, srv, a)
+	if _, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "zhangsan", ChatID: "g1", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	// Subscribed and swept once already; now a send lands unannounced.
+	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
+		t.Fatal(err)
+	}
+	raw := testenv.OpenStore(t, prefix).Client()
+	body := `{"chatid":"g1","msgtype":"markdown","markdown":{"content":"never announced"}}`
+	if err := raw.HSet(ctx, store.NewKeys(prefix).LongConnSends(testBot), NewReqID(CmdSend), body).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := srv.Wait(ctx, wecomtest.IsRequest(CmdSend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Markdown() != "never announced" || got.Errcode != 0 {
+		t.Fatalf("send = %q (errcode %d), want the unannounced one", got.Markdown(), got.Errcode)
+	}
+	if ids, err := a.store.PendingSends(ctx, testBot); err != nil || len(ids) != 0 {
+		t.Fatalf("sends still waiting = %q, %v; want none", ids, err)
+	}
+	if n := len(srv.Requests(CmdSend)); n != 1 {
+		t.Fatalf("%d sends reached WeCom, want 1", n)
 	}
 }
