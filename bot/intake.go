@@ -88,7 +88,7 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	// The claim is scoped to the conversation and the sender: someone else's
 	// message id (a repeat, a guess) is a new message of theirs, never a
 	// way to read the stream the first one started.
-	m.Reply.Stream = randomID(12)
+	m.Reply.Stream = streamOf(m)
 	log := in.log.With("msgid", m.ID, "conv", m.Conversation, "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
 	text := strings.TrimSpace(m.Text)
 	m.Quote = strings.TrimSpace(m.Quote)

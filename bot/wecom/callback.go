@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/wecodex/wecodex/bot"
 )
 
 // ErrUnsupported means a well-formed callback of a msgtype wecodex does not
-// handle (video, for one). It is not a request error: answer it normally.
+// handle (a location, say). It is not a request error: answer it normally.
 var ErrUnsupported = errors.New("wecom: unsupported callback")
 
 // Kind says what a callback asks of the bot.
@@ -21,7 +20,8 @@ type Kind string
 
 const (
 	// KindMessage is a user message: text, mixed, voice (as its transcript),
-	// image or file. Its text is in Callback.Text.
+	// image, file or video. Its text is in Callback.Text, its files in
+	// Callback.Media.
 	KindMessage Kind = "message"
 	// KindStreamRefresh asks for the newest frame of Callback.StreamID.
 	KindStreamRefresh Kind = "stream_refresh"
@@ -53,11 +53,13 @@ type Callback struct {
 	// Text is the user's text: a text message's content, a mixed message's
 	// text items joined by newlines, a voice message's transcript. In group
 	// chats the leading @mention of the bot is removed; RawText keeps it.
-	Text       string
-	RawText    string
-	ImageURLs  []string // images in image and mixed messages (encrypted files, not fetched)
-	FileURL    string   // file messages (an encrypted file, not fetched)
-	QuotedText string   // the text of a quoted message, when it has one
+	Text    string
+	RawText string
+	// Media are the message's files (encrypted, links alive 5 minutes, not
+	// fetched yet: see Fetcher).
+	Media []MediaRef
+	// Quote is what a quoted message said (Content.Quote).
+	Quote string
 
 	StreamID string // KindStreamRefresh
 	Event    *Event // KindEvent
@@ -81,50 +83,25 @@ func (c Callback) ConversationKey() string {
 	return bot.ConversationKey(bot.ChatSingle, c.UserID)
 }
 
-// wire types: the decrypted JSON as WeCom sends it.
-type (
-	wireContent struct {
-		Content *string `json:"content"`
-	}
-	wireURL struct {
-		URL string `json:"url"`
-	}
-	wireItem struct {
-		MsgType string       `json:"msgtype"`
-		Text    *wireContent `json:"text"`
-		Image   *wireURL     `json:"image"`
-	}
-	wireMixed struct {
-		MsgItem []wireItem `json:"msg_item"`
-	}
-	wireCallback struct {
-		MsgID      string `json:"msgid"`
-		CreateTime int64  `json:"create_time"`
-		AIBotID    string `json:"aibotid"`
-		ChatID     string `json:"chatid"`
-		ChatType   string `json:"chattype"`
-		From       struct {
-			UserID string `json:"userid"`
-			CorpID string `json:"corpid"`
-		} `json:"from"`
-		ResponseURL string          `json:"response_url"`
-		MsgType     string          `json:"msgtype"`
-		Text        *wireContent    `json:"text"`
-		Voice       *wireContent    `json:"voice"`
-		Image       *wireURL        `json:"image"`
-		File        *wireURL        `json:"file"`
-		Mixed       json.RawMessage `json:"mixed"`
-		Quote       *struct {
-			MsgType string       `json:"msgtype"`
-			Text    *wireContent `json:"text"`
-			Voice   *wireContent `json:"voice"`
-		} `json:"quote"`
-		Stream *struct {
-			ID string `json:"id"`
-		} `json:"stream"`
-		Event map[string]json.RawMessage `json:"event"`
-	}
-)
+// wireCallback is the envelope of a decrypted callback as WeCom sends it;
+// a message's content is read by ParseContent.
+type wireCallback struct {
+	MsgID      string `json:"msgid"`
+	CreateTime int64  `json:"create_time"`
+	AIBotID    string `json:"aibotid"`
+	ChatID     string `json:"chatid"`
+	ChatType   string `json:"chattype"`
+	From       struct {
+		UserID string `json:"userid"`
+		CorpID string `json:"corpid"`
+	} `json:"from"`
+	ResponseURL string `json:"response_url"`
+	MsgType     string `json:"msgtype"`
+	Stream      *struct {
+		ID string `json:"id"`
+	} `json:"stream"`
+	Event map[string]json.RawMessage `json:"event"`
+}
 
 // maxEchoed bounds how much of a field's value an error (and so a
 // rejection's log line) repeats: enough to recognise a wrong value, never a
@@ -219,94 +196,20 @@ func ParseCallback(plaintext []byte) (Callback, error) {
 	if cb.UserID == "" {
 		return Callback{}, malformed("from.userid is missing")
 	}
-	cb.Kind = KindMessage
-	switch w.MsgType {
-	case "text":
-		if w.Text == nil || w.Text.Content == nil {
-			return Callback{}, malformed("text.content is missing in a text message")
-		}
-		cb.RawText = *w.Text.Content
-	case "voice":
-		if w.Voice == nil || w.Voice.Content == nil {
-			return Callback{}, malformed("voice.content is missing in a voice message")
-		}
-		cb.RawText = *w.Voice.Content
-	case "image":
-		if w.Image == nil || w.Image.URL == "" {
-			return Callback{}, malformed("image.url is missing in an image message")
-		}
-		cb.ImageURLs = []string{w.Image.URL}
-	case "file":
-		if w.File == nil || w.File.URL == "" {
-			return Callback{}, malformed("file.url is missing in a file message")
-		}
-		cb.FileURL = w.File.URL
-	case "mixed":
-		text, images, err := parseMixed(w.Mixed)
-		if err != nil {
-			return Callback{}, err
-		}
-		cb.RawText, cb.ImageURLs = text, images
-	default:
-		cb.Kind = ""
-		return cb, fmt.Errorf("%w: msgtype %s", ErrUnsupported, echo(w.MsgType))
+	c, err := ParseContent(plaintext)
+	if errors.Is(err, ErrUnsupported) {
+		return cb, err
 	}
+	if err != nil {
+		return Callback{}, err
+	}
+	cb.Kind = KindMessage
+	cb.RawText, cb.Media, cb.Quote = c.Text, c.Media, c.Quote
 	cb.Text = cb.RawText
 	if cb.ChatType == ChatGroup {
 		cb.Text = bot.StripMention(cb.RawText, "")
 	}
-	if q := w.Quote; q != nil {
-		switch {
-		case q.Text != nil && q.Text.Content != nil:
-			cb.QuotedText = *q.Text.Content
-		case q.Voice != nil && q.Voice.Content != nil:
-			cb.QuotedText = *q.Voice.Content
-		}
-	}
 	return cb, nil
-}
-
-// parseMixed joins a mixed message's text items with newlines and collects its
-// image URLs. Some senders put the mixed object in a JSON string; both forms
-// are accepted.
-func parseMixed(raw json.RawMessage) (string, []string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil, malformed("mixed is missing in a mixed message")
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", nil, malformed("mixed is a bad JSON string: %v", err)
-		}
-		raw = json.RawMessage(s)
-	}
-	var m wireMixed
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return "", nil, malformed("mixed is not an object with msg_item: %v", err)
-	}
-	if len(m.MsgItem) == 0 {
-		return "", nil, malformed("mixed.msg_item is empty")
-	}
-	var texts, images []string
-	for i, it := range m.MsgItem {
-		switch it.MsgType {
-		case "text":
-			if it.Text == nil || it.Text.Content == nil {
-				return "", nil, malformed("mixed.msg_item[%d].text.content is missing", i)
-			}
-			texts = append(texts, *it.Text.Content)
-		case "image":
-			if it.Image == nil || it.Image.URL == "" {
-				return "", nil, malformed("mixed.msg_item[%d].image.url is missing", i)
-			}
-			images = append(images, it.Image.URL)
-		case "":
-			return "", nil, malformed("mixed.msg_item[%d].msgtype is missing", i)
-		default:
-			// An item kind WeCom may add later: nothing in it we could use.
-		}
-	}
-	return strings.Join(texts, "\n"), images, nil
 }
 
 func parseEvent(ev map[string]json.RawMessage) (*Event, error) {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wecodex/wecodex/bot"
 )
 
 func TestParseCallback(t *testing.T) {
@@ -22,12 +24,12 @@ func TestParseCallback(t *testing.T) {
 		{
 			name: "text group strips the mention, keeps quote",
 			in:   `{"msgid":"m2","aibotid":"B","chatid":"C","chattype":"group","from":{"userid":"u"},"response_url":"R","msgtype":"text","text":{"content":"@RobotA\u2005run the tests"},"quote":{"msgtype":"text","text":{"content":"earlier"}}}`,
-			want: Callback{Kind: KindMessage, MsgType: "text", MsgID: "m2", AIBotID: "B", ChatID: "C", ChatType: ChatGroup, UserID: "u", ResponseURL: "R", Text: "run the tests", RawText: "@RobotA\u2005run the tests", QuotedText: "earlier"},
+			want: Callback{Kind: KindMessage, MsgType: "text", MsgID: "m2", AIBotID: "B", ChatID: "C", ChatType: ChatGroup, UserID: "u", ResponseURL: "R", Text: "run the tests", RawText: "@RobotA\u2005run the tests", Quote: "earlier"},
 		},
 		{
 			name: "mixed joins text, notes images",
 			in:   `{"msgid":"m3","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"mixed","mixed":{"msg_item":[{"msgtype":"text","text":{"content":"look"}},{"msgtype":"image","image":{"url":"https://img/1"}},{"msgtype":"text","text":{"content":"at this"}}]}}`,
-			want: Callback{Kind: KindMessage, MsgType: "mixed", MsgID: "m3", AIBotID: "B", ChatType: ChatSingle, UserID: "u", Text: "look\nat this", RawText: "look\nat this", ImageURLs: []string{"https://img/1"}},
+			want: Callback{Kind: KindMessage, MsgType: "mixed", MsgID: "m3", AIBotID: "B", ChatType: ChatSingle, UserID: "u", Text: "look\nat this", RawText: "look\nat this", Media: []MediaRef{{Kind: bot.AttachImage, URL: "https://img/1"}}},
 		},
 		{
 			name: "mixed as a JSON string",
@@ -42,12 +44,12 @@ func TestParseCallback(t *testing.T) {
 		{
 			name: "image",
 			in:   `{"msgid":"m6","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"image","image":{"url":"https://img/2"}}`,
-			want: Callback{Kind: KindMessage, MsgType: "image", MsgID: "m6", AIBotID: "B", ChatType: ChatSingle, UserID: "u", ImageURLs: []string{"https://img/2"}},
+			want: Callback{Kind: KindMessage, MsgType: "image", MsgID: "m6", AIBotID: "B", ChatType: ChatSingle, UserID: "u", Media: []MediaRef{{Kind: bot.AttachImage, URL: "https://img/2"}}},
 		},
 		{
 			name: "file",
 			in:   `{"msgid":"m7","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"file","file":{"url":"https://f/1"}}`,
-			want: Callback{Kind: KindMessage, MsgType: "file", MsgID: "m7", AIBotID: "B", ChatType: ChatSingle, UserID: "u", FileURL: "https://f/1"},
+			want: Callback{Kind: KindMessage, MsgType: "file", MsgID: "m7", AIBotID: "B", ChatType: ChatSingle, UserID: "u", Media: []MediaRef{{Kind: bot.AttachFile, URL: "https://f/1"}}},
 		},
 		{
 			name: "stream refresh",
@@ -129,11 +131,11 @@ func TestParseCallbackErrors(t *testing.T) {
 }
 
 func TestParseCallbackUnsupported(t *testing.T) {
-	cb, err := ParseCallback([]byte(`{"msgid":"m","aibotid":"B","chattype":"single","from":{"userid":"u"},"response_url":"R","msgtype":"video","video":{"url":"v"}}`))
-	if !errors.Is(err, ErrUnsupported) || err.Error() != `wecom: unsupported callback: msgtype "video"` {
+	cb, err := ParseCallback([]byte(`{"msgid":"m","aibotid":"B","chattype":"single","from":{"userid":"u"},"response_url":"R","msgtype":"location","location":{"latitude":1}}`))
+	if !errors.Is(err, ErrUnsupported) || err.Error() != `wecom: unsupported callback: msgtype "location"` {
 		t.Fatalf("err = %v", err)
 	}
-	want := Callback{MsgType: "video", MsgID: "m", AIBotID: "B", ChatType: ChatSingle, UserID: "u", ResponseURL: "R"}
+	want := Callback{MsgType: "location", MsgID: "m", AIBotID: "B", ChatType: ChatSingle, UserID: "u", ResponseURL: "R"}
 	if !reflect.DeepEqual(cb, want) {
 		t.Fatalf("got %+v, want %+v", cb, want)
 	}
@@ -202,8 +204,8 @@ func TestUnsupportedMsgTypeIsEchoedCut(t *testing.T) {
 	if !errors.Is(err, ErrUnsupported) || err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
 	}
-	_, err = ParseCallback([]byte(`{"msgid":"m","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"video"}`))
-	if want := `wecom: unsupported callback: msgtype "video"`; err == nil || err.Error() != want {
+	_, err = ParseCallback([]byte(`{"msgid":"m","aibotid":"B","chattype":"single","from":{"userid":"u"},"msgtype":"location"}`))
+	if want := `wecom: unsupported callback: msgtype "location"`; err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
 	}
 }

@@ -245,3 +245,11 @@ func (e *engine) Receive(ctx context.Context, m bot.Message) (webhook.Frame, err
 func (e *engine) Frame(ctx context.Context, streamID string, from webhook.Asker) (webhook.Frame, bool, error) {
 	return e.ch.Frame(ctx, streamID, from)
 }
+
+func (e *engine) Hold(ctx context.Context, m bot.Message, text string) (webhook.Frame, bool, error) {
+	return e.ch.Hold(ctx, m, text)
+}
+
+func (e *engine) Settle(ctx context.Context, m bot.Message, text string) error {
+	return e.ch.Settle(ctx, m, text)
+}

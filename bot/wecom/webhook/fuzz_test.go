@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -25,6 +26,13 @@ type echoEngine struct{ got []bot.Message }
 func (e *echoEngine) Receive(_ context.Context, m bot.Message) (webhook.Frame, error) {
 	e.got = append(e.got, m)
 	return webhook.Frame{StreamID: "s-" + strconv.Itoa(len(e.got)), Content: "got it"}, nil
+}
+
+// refuseAll is a transport that reaches nothing.
+type refuseAll struct{}
+
+func (refuseAll) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no network in the fuzz target")
 }
 
 func (e *echoEngine) Frame(context.Context, string, webhook.Asker) (webhook.Frame, bool, error) {
@@ -61,6 +69,9 @@ func FuzzAIBotWebhook(f *testing.F) {
 		h, err := webhook.NewHandler(webhook.HandlerOptions{
 			Token: hookToken, EncodingAESKey: hookAESKey, Streams: eng,
 			Now: func() time.Time { return now },
+			// Files are fetched from nowhere: the fuzzer must not reach
+			// the network, and a failed fetch still hands the message on.
+			Media: wecom.Fetcher{Client: &http.Client{Transport: refuseAll{}}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +90,7 @@ func FuzzAIBotWebhook(f *testing.F) {
 		req := httptest.NewRequest(http.MethodPost, "/wecom/aibot?"+q.Values().Encode(), bytes.NewReader(body))
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
+		h.Close() // a message with files is received in the background
 
 		switch {
 		case !sign && rec.Code == http.StatusOK:
@@ -116,3 +128,9 @@ func FuzzAIBotWebhook(f *testing.F) {
 		}
 	})
 }
+
+func (e *echoEngine) Hold(_ context.Context, m bot.Message, text string) (webhook.Frame, bool, error) {
+	return webhook.Frame{StreamID: m.Reply.Stream, Content: text}, true, nil
+}
+
+func (e *echoEngine) Settle(context.Context, bot.Message, string) error { return nil }

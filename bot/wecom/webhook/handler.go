@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
@@ -23,6 +23,12 @@ type Streams interface {
 	// false for a stream nobody knows and for one another conversation or
 	// user owns.
 	Frame(ctx context.Context, streamID string, from Asker) (f Frame, ok bool, err error)
+	// Hold claims a message's reply stream before the message is received,
+	// showing text; held is false when another delivery holds it (f is then
+	// its newest frame). See receiveMedia.
+	Hold(ctx context.Context, m bot.Message, text string) (f Frame, held bool, err error)
+	// Settle finishes a held stream whose message could not be received.
+	Settle(ctx context.Context, m bot.Message, text string) error
 }
 
 // receiveTimeout bounds the engine's work on one callback. WeCom waits 5 s
@@ -33,7 +39,7 @@ const receiveTimeout = 4 * time.Second
 // What the webhook itself says.
 const (
 	textUnknownStream = "This reply is no longer available. Send the message again if you still need an answer."
-	textUnsupported   = "Sorry, I can only read text messages (and voice as its transcript). Send your request as text."
+	textUnsupported   = "Sorry, I cannot read this kind of message. Send text, voice, a picture, a file or a video."
 	textWelcome       = "Hi! Send me a coding task and I will work on it with Codex. /help lists the commands."
 )
 
@@ -48,6 +54,9 @@ type HandlerOptions struct {
 	Logger *slog.Logger
 	// Now is the clock timestamps are checked against; nil means time.Now.
 	Now func() time.Time
+	// Media fetches the files of messages (wecom.media.*); its Key is set
+	// to the bot's EncodingAESKey, which encrypts them.
+	Media wecom.Fetcher
 }
 
 // Handler is the AI bot's webhook endpoint (wecom.aibot.path): it
@@ -60,6 +69,12 @@ type Handler struct {
 	streams Streams
 	log     *slog.Logger
 	now     func() time.Time
+
+	fetcher    wecom.Fetcher
+	streamKey  []byte          // derives the stream of a message with files
+	life       context.Context // ends with Close: the background receives
+	stop       context.CancelFunc
+	background sync.WaitGroup
 }
 
 // NewHandler checks the credentials and returns the endpoint handler.
@@ -77,7 +92,14 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Handler{crypter: c, streams: o.Streams, log: o.Logger, now: o.Now}, nil
+	key, err := wecom.DecodeAESKey(o.EncodingAESKey)
+	if err != nil {
+		return nil, fmt.Errorf("wecom aibot webhook: %w", err)
+	}
+	o.Media.Key = key
+	life, stop := context.WithCancel(context.Background())
+	return &Handler{crypter: c, streams: o.Streams, log: o.Logger, now: o.Now,
+		fetcher: o.Media, streamKey: key, life: life, stop: stop}, nil
 }
 
 // ServeHTTP answers GET URL checks and POST callbacks.
@@ -132,6 +154,10 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if cb.Kind == wecom.KindMessage && len(cb.Media) > 0 {
+		h.receiveMedia(w, r, q, cb)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), receiveTimeout)
 	defer cancel()
 	switch cb.Kind {
@@ -172,10 +198,7 @@ func messageOf(cb wecom.Callback) bot.Message {
 	if cb.ChatType == wecom.ChatGroup {
 		m.ChatType, m.Chat = bot.ChatGroup, cb.ChatID
 	}
-	// A quoted message is context for the agent; a command stays a command.
-	if cb.QuotedText != "" && !strings.HasPrefix(strings.TrimSpace(m.Text), "/") {
-		m.Text = quoteMarkdown(cb.QuotedText) + "\n\n" + m.Text
-	}
+	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
 	return m
 }
 
@@ -186,10 +209,6 @@ func askerOf(cb wecom.Callback) Asker {
 		a.ChatType = bot.ChatGroup
 	}
 	return a
-}
-
-func quoteMarkdown(s string) string {
-	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
 }
 
 // event answers enter_chat with a greeting and every other event with an

@@ -239,7 +239,7 @@ func TestWebhookEvents(t *testing.T) {
 func TestWebhookUnsupportedMsgType(t *testing.T) {
 	h := newHook(t)
 	d, err := h.sim.Deliver(context.Background(),
-		[]byte(`{"msgid":"m-video","aibotid":"aibot-test","chattype":"single","from":{"userid":"alice"},"msgtype":"video","video":{"url":"x"}}`))
+		[]byte(`{"msgid":"m-location","aibotid":"aibot-test","chattype":"single","from":{"userid":"alice"},"msgtype":"location","location":{"latitude":1}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestWebhookUnsupportedMsgType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Stream == nil || !r.Stream.Finish || r.Stream.Content != "Sorry, I can only read text messages (and voice as its transcript). Send your request as text." {
+	if r.Stream == nil || !r.Stream.Finish || r.Stream.Content != "Sorry, I cannot read this kind of message. Send text, voice, a picture, a file or a video." {
 		t.Fatalf("reply %+v", r.Stream)
 	}
 }

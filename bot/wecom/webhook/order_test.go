@@ -103,3 +103,13 @@ func urlCheckRequest(sig, ts, nonce, enc string) *http.Request {
 	q := wecom.Query{Signature: sig, Timestamp: ts, Nonce: nonce, EchoStr: enc}.Values()
 	return httptest.NewRequest(http.MethodGet, "/wecom/aibot?"+url.Values(q).Encode(), nil)
 }
+
+func (e refusingEngine) Hold(context.Context, bot.Message, string) (Frame, bool, error) {
+	e.t.Error("a rejected request reached the engine")
+	return Frame{}, false, nil
+}
+
+func (e refusingEngine) Settle(context.Context, bot.Message, string) error {
+	e.t.Error("a rejected request reached the engine")
+	return nil
+}

@@ -1,0 +1,203 @@
+package wecom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+)
+
+// Defaults of wecom.media.timeout and wecom.media.max_bytes.
+const (
+	DefaultMediaTimeout  = 30 * time.Second
+	DefaultMediaMaxBytes = 20 << 20
+)
+
+// MediaRef is one file a message points at: WeCom's link (encrypted, alive
+// for 5 minutes) and, on the long connection, the file's own key.
+type MediaRef struct {
+	Kind bot.AttachmentKind
+	URL  string
+	// AESKey is the message's aeskey (long connection); "" on the webhook,
+	// whose media is encrypted with the bot's EncodingAESKey.
+	AESKey string
+}
+
+// Fetcher downloads and decrypts the files of a message. The zero value
+// uses the defaults; it is safe for concurrent use.
+type Fetcher struct {
+	// Client does the downloads; nil means a client of its own (not
+	// http.DefaultClient, whose lack of limits others may rely on).
+	Client *http.Client
+	// Timeout bounds one download, headers to last byte (wecom.media.timeout).
+	Timeout time.Duration
+	// MaxBytes caps one file as WeCom sends it, encrypted
+	// (wecom.media.max_bytes); the download stops there.
+	MaxBytes int64
+	// Key decrypts files whose MediaRef has no AESKey: the bot's
+	// EncodingAESKey on the webhook. Nil leaves such files as they came,
+	// as the official SDK does when a message has no aeskey.
+	Key []byte
+}
+
+var defaultMediaClient = &http.Client{}
+
+// Fetch downloads every ref, in order, and returns one Attachment each: the
+// plain bytes, or a Problem that says in one line why not. msgID names
+// files WeCom gives no name; several get "-2", "-3" … so names stay apart.
+// Problems never contain the URL: it is a credential for 5 minutes.
+func (f Fetcher) Fetch(ctx context.Context, msgID string, refs []MediaRef) []bot.Attachment {
+	out := make([]bot.Attachment, 0, len(refs))
+	for i, r := range refs {
+		fallback := msgID
+		if i > 0 {
+			fallback += "-" + strconv.Itoa(i+1)
+		}
+		out = append(out, f.fetchOne(ctx, r, fallback))
+	}
+	return out
+}
+
+func (f Fetcher) fetchOne(ctx context.Context, r MediaRef, fallback string) bot.Attachment {
+	a := bot.Attachment{Kind: r.Kind, Name: MediaName("", fallback, "")}
+	key := f.Key
+	if r.AESKey != "" {
+		k, err := MediaKey(r.AESKey)
+		if err != nil {
+			a.Problem = fmt.Sprintf("The %s could not be decrypted: its key is not valid.", noun(r.Kind))
+			return a
+		}
+		key = k
+	}
+	body, hdr, err := f.download(ctx, r.URL)
+	if err != nil {
+		a.Problem = f.problem(r.Kind, err)
+		return a
+	}
+	if key != nil {
+		if body, err = DecryptMedia(key, body); err != nil {
+			a.Problem = fmt.Sprintf("The %s could not be decrypted.", noun(r.Kind))
+			return a
+		}
+	}
+	a.Data = body
+	a.MIME = mediaType(r.Kind, hdr.Get("Content-Type"), body)
+	a.Name = MediaName(hdr.Get("Content-Disposition"), fallback, a.MIME)
+	return a
+}
+
+// errTooLarge is a download that passed MaxBytes; errStatus one that WeCom
+// refused.
+var (
+	errTooLarge = errors.New("larger than the size limit")
+	errStatus   = errors.New("refused by WeCom")
+)
+
+func (f Fetcher) download(ctx context.Context, url string) ([]byte, http.Header, error) {
+	timeout, max := f.Timeout, f.MaxBytes
+	if timeout <= 0 {
+		timeout = DefaultMediaTimeout
+	}
+	if max <= 0 {
+		max = DefaultMediaMaxBytes
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, nil, errors.New("bad media URL") // the URL itself stays out
+	}
+	client := f.Client
+	if client == nil {
+		client = defaultMediaClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, downloadError(ctx, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, fmt.Errorf("%w: HTTP %d", errStatus, resp.StatusCode)
+	}
+	if resp.ContentLength > max {
+		return nil, nil, errTooLarge
+	}
+	// One byte past the cap tells "exactly max" from "more"; nothing beyond
+	// it is read or kept.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, nil, downloadError(ctx, err)
+	}
+	if int64(len(body)) > max {
+		return nil, nil, errTooLarge
+	}
+	return body, resp.Header, nil
+}
+
+// downloadError drops the *url.Error's URL: only what went wrong is kept.
+func downloadError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	if errors.Is(err, context.Canceled) {
+		return context.Canceled
+	}
+	return errors.New("connection failed")
+}
+
+func (f Fetcher) problem(kind bot.AttachmentKind, err error) string {
+	n := noun(kind)
+	switch {
+	case errors.Is(err, errTooLarge):
+		max := f.MaxBytes
+		if max <= 0 {
+			max = DefaultMediaMaxBytes
+		}
+		return fmt.Sprintf("The %s is larger than the %s limit, so it was not downloaded.", n, sizeText(max))
+	case errors.Is(err, context.DeadlineExceeded):
+		t := f.Timeout
+		if t <= 0 {
+			t = DefaultMediaTimeout
+		}
+		return fmt.Sprintf("The %s could not be downloaded within %s.", n, t)
+	default:
+		return fmt.Sprintf("The %s could not be downloaded (%v).", n, err)
+	}
+}
+
+// mediaType is the attachment's media type: sniffed from the bytes for an
+// image (WeCom labels its encrypted downloads application/octet-stream),
+// else the response's, else sniffed.
+func mediaType(kind bot.AttachmentKind, header string, body []byte) string {
+	sniffed := http.DetectContentType(body)
+	if kind == bot.AttachImage {
+		return sniffed
+	}
+	if mt, _, err := mime.ParseMediaType(header); err == nil && mt != "application/octet-stream" {
+		return mt
+	}
+	return sniffed
+}
+
+func noun(kind bot.AttachmentKind) string {
+	switch kind {
+	case bot.AttachImage:
+		return "picture"
+	case bot.AttachVideo:
+		return "video"
+	}
+	return "file"
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + "-byte"
+}
