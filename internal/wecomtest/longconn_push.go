@@ -7,12 +7,18 @@ import (
 	"time"
 )
 
-// LongConnMessage is a user's text message to push as aibot_msg_callback.
+// LongConnMessage is a user's message to push as aibot_msg_callback.
 type LongConnMessage struct {
 	MsgID  string // "" makes one up
 	UserID string
 	ChatID string // set for a group message
 	Text   string
+	// MsgType is "text" (default), "voice", "mixed" (Items), or "image",
+	// "file", "video" (Link, with its AESKey as WeCom sends it).
+	MsgType string
+	Items   []Item
+	Link    MediaLink
+	Quote   *Quote
 }
 
 // LongConnEvent is an event to push as aibot_event_callback.
@@ -36,7 +42,9 @@ func (s *LongConnServer) PushMessage(m LongConnMessage) (string, error) {
 	body := map[string]any{
 		"msgid": m.MsgID, "aibotid": s.opts.BotID, "chattype": "single", "from": map[string]string{"userid": m.UserID},
 		"create_time": time.Now().Unix(), "response_url": "http://127.0.0.1:1/cgi-bin/aibot/response?response_code=" + m.MsgID,
-		"msgtype": "text", "text": map[string]string{"content": m.Text},
+	}
+	if err := withContent(body, m.MsgType, m.Text, m.Link, m.Items, m.Quote); err != nil {
+		return "", err
 	}
 	chat := m.UserID
 	if m.ChatID != "" {

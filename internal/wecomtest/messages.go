@@ -15,10 +15,12 @@ type Message struct {
 	ChatID   string   // set for a group chat
 	ChatType ChatType // default: group when ChatID is set, else single
 	// MsgType is "text" (default), "voice" (Text is the transcript WeCom
-	// sends) or "mixed" (Items).
+	// sends), "mixed" (Items), or "image", "file", "video" (Link).
 	MsgType string
-	Text    string // exactly what WeCom puts in content, "@Bot " included
-	Items   []Item // mixed messages
+	Text    string    // exactly what WeCom puts in content, "@Bot " included
+	Items   []Item    // mixed messages
+	Link    MediaLink // image, file and video messages: see MediaServer
+	Quote   *Quote    // the message this one quotes, if any
 	// ResponseURL defaults to one from Config.ResponseURLs, when set.
 	ResponseURL string
 }
@@ -27,6 +29,7 @@ type Message struct {
 type Item struct {
 	Text     string
 	ImageURL string
+	AESKey   string // the image's key on the long connection (MediaLink.AESKey)
 }
 
 // Stream is a message's stream as the bot opened it.
@@ -127,7 +130,10 @@ func (s *Sim) messageJSON(m Message) ([]byte, error) {
 			cb.Mixed.MsgItem = append(cb.Mixed.MsgItem, jsonItem{MsgType: "text", Text: &jsonContent{it.Text}})
 		}
 	default:
-		return nil, fmt.Errorf("wecomtest: MsgType %q: want text, voice or mixed", m.MsgType)
+		return s.mediaMessageJSON(cb, m)
+	}
+	if m.Quote != nil {
+		return s.mediaMessageJSON(cb, m)
 	}
 	return json.Marshal(cb)
 }

@@ -228,7 +228,7 @@ func TestGroupMixedAndVoice(t *testing.T) {
 	if g.ChatType != wecom.ChatGroup || g.ChatID != "chat-9" || g.Text != "run tests" || g.RawText != "@wecodex\u2005run tests" || g.ResponseURL != rs.URL("g1") {
 		t.Errorf("group = %+v", g)
 	}
-	if x.MsgType != "mixed" || x.Text != "see\nthis" || !reflect.DeepEqual(x.ImageURLs, []string{"https://img/1"}) {
+	if x.MsgType != "mixed" || x.Text != "see\nthis" || len(x.Media) != 1 || x.Media[0].URL != "https://img/1" {
 		t.Errorf("mixed = %+v", x)
 	}
 	if v.MsgType != "voice" || v.Text != "语音" {

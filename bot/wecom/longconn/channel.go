@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -34,6 +35,11 @@ const (
 type Channel struct {
 	conn *Connection
 	log  *slog.Logger
+	// Media fetches the files of messages (wecom.media.*); each message
+	// brings its own key. Set it before the connection runs.
+	Media wecom.Fetcher
+
+	fetches fetches
 }
 
 var _ bot.Channel = (*Channel)(nil)
@@ -44,7 +50,7 @@ func NewChannel(conn *Connection, log *slog.Logger) *Channel {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Channel{conn: conn, log: log.With("channel", Name)}
+	return &Channel{conn: conn, log: log.With("channel", Name), fetches: newFetches()}
 }
 
 // Name is Name.
@@ -114,8 +120,14 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 	if cb.ChatType == "group" {
 		chat, key = bot.ChatGroup, bot.ConversationKey(bot.ChatGroup, cb.ChatID)
 	}
-	m := bot.Message{ID: cb.MsgID, Conversation: key, Chat: cb.ChatID, User: cb.UserID, Text: cb.Text,
+	m := bot.Message{ID: cb.MsgID, Conversation: key, Chat: cb.ChatID, User: cb.UserID,
 		ChatType: chat, Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
+	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
+	if len(cb.Media) > 0 {
+		// Taken for fetching; how intake takes it is logged later.
+		c.fetchThenReceive(in, m, cb.Media)
+		return bot.CallbackOK
+	}
 	if _, err := in.Receive(ctx, m); err != nil {
 		c.log.Warn("message not taken", "msgid", cb.MsgID, "err", err)
 		return bot.CallbackError

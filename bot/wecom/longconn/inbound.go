@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // Inbound is a callback decoded for the engine's intake: a message (Event
@@ -18,7 +18,9 @@ type Inbound struct {
 	ChatID   string // group chatid ("" in single chat)
 	UserID   string
 	Text     string // in groups without the leading @mention
-	Quote    string // the quoted message's text, if any
+	Quote    string // what the quoted message said (wecom.Content.Quote)
+	// Media are the message's files, each with its own aeskey; not fetched.
+	Media    []wecom.MediaRef
 	MsgType  string // text, image, mixed, voice, file, video, event
 	Event    string // enter_chat, template_card_event, feedback_event, … ("" for a message)
 	EventKey string // template_card_event: the clicked button's key
@@ -46,27 +48,7 @@ type callbackBody struct {
 		UserID string `json:"userid"`
 	} `json:"from"`
 	MsgType string `json:"msgtype"`
-	Text    struct {
-		Content string `json:"content"`
-	} `json:"text"`
-	Voice struct {
-		Content string `json:"content"`
-	} `json:"voice"`
-	Mixed struct {
-		Items []struct {
-			MsgType string `json:"msgtype"`
-			Text    struct {
-				Content string `json:"content"`
-			} `json:"text"`
-		} `json:"msg_item"`
-	} `json:"mixed"`
-	Quote *struct {
-		MsgType string `json:"msgtype"`
-		Text    struct {
-			Content string `json:"content"`
-		} `json:"text"`
-	} `json:"quote"`
-	Event struct {
+	Event   struct {
 		EventType string `json:"eventtype"`
 		// WeCom nests the click under its event type (WECOM-PROTOCOL.md
 		// §0.1 item 1); the SDK's flat event_key does not exist.
@@ -99,23 +81,12 @@ func ParseCallback(f Frame) (Inbound, error) {
 		in.EventKey, in.TaskID = b.Event.TemplateCard.EventKey, b.Event.TemplateCard.TaskID
 		return in, nil
 	}
-	switch b.MsgType {
-	case "text":
-		in.Text = b.Text.Content
-	case "voice":
-		in.Text = b.Voice.Content // WeCom sends the transcript
-	case "mixed":
-		var parts []string
-		for _, it := range b.Mixed.Items {
-			if it.MsgType == "text" {
-				parts = append(parts, it.Text.Content)
-			}
-		}
-		in.Text = strings.Join(parts, "\n")
+	// The content is the same JSON as the webhook's.
+	c, err := wecom.ParseContent(f.Body)
+	if err != nil {
+		return Inbound{}, fmt.Errorf("parse message %s: %w", b.MsgID, err)
 	}
-	if b.Quote != nil && b.Quote.MsgType == "text" {
-		in.Quote = b.Quote.Text.Content
-	}
+	in.Text, in.Quote, in.Media = c.Text, c.Quote, c.Media
 	if in.ChatType == "group" {
 		in.Text = bot.StripMention(in.Text, "")
 	}

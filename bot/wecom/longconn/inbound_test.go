@@ -2,7 +2,11 @@ package longconn
 
 import (
 	"errors"
+	"reflect"
 	"testing"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 func TestParseCallback(t *testing.T) {
@@ -21,7 +25,8 @@ func TestParseCallback(t *testing.T) {
 			Inbound{ReqID: "R", MsgID: "m2", ChatType: "group", ChatID: "wrk1", UserID: "lisi", MsgType: "text", Text: "/stop", Quote: "CI 又挂了"}, nil},
 		{"mixed text parts", CmdMsgCallback,
 			`{"msgid":"m3","chatid":"wrk1","chattype":"group","from":{"userid":"lisi"},"msgtype":"mixed","mixed":{"msg_item":[{"msgtype":"text","text":{"content":"@Codex look"}},{"msgtype":"image","image":{"url":"u"}},{"msgtype":"text","text":{"content":"here"}}]}}`,
-			Inbound{ReqID: "R", MsgID: "m3", ChatType: "group", ChatID: "wrk1", UserID: "lisi", MsgType: "mixed", Text: "look\nhere"}, nil},
+			Inbound{ReqID: "R", MsgID: "m3", ChatType: "group", ChatID: "wrk1", UserID: "lisi", MsgType: "mixed", Text: "look\nhere",
+				Media: []wecom.MediaRef{{Kind: bot.AttachImage, URL: "u"}}}, nil},
 		{"voice transcript", CmdMsgCallback,
 			`{"msgid":"m4","chattype":"single","from":{"userid":"u"},"msgtype":"voice","voice":{"content":"修一下"}}`,
 			Inbound{ReqID: "R", MsgID: "m4", ChatType: "single", UserID: "u", MsgType: "voice", Text: "修一下"}, nil},
@@ -33,7 +38,7 @@ func TestParseCallback(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseCallback(Frame{Cmd: tc.cmd, Headers: Headers{ReqID: "R"}, Body: []byte(tc.body)})
-			if !errors.Is(err, tc.err) || got != tc.want {
+			if !errors.Is(err, tc.err) || !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %+v, %v\nwant %+v, %v", got, err, tc.want, tc.err)
 			}
 		})
