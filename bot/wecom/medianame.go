@@ -60,11 +60,11 @@ func SafeName(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
+		case unicode.IsSpace(r): // tabs and newlines too: one plain space
+			b.WriteRune(' ')
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r):
 		case strings.ContainsRune(`<>:"|?*`, r):
 			b.WriteRune('_')
-		case unicode.IsSpace(r):
-			b.WriteRune(' ')
 		default:
 			b.WriteRune(r)
 		}

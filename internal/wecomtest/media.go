@@ -67,6 +67,7 @@ type mediaFile struct {
 	made        time.Time
 	hang        bool
 	endless     bool
+	held        chan struct{} // answered once closed
 }
 
 // NewMediaServer starts a media server; now is its clock (nil: time.Now),
@@ -117,6 +118,24 @@ func (s *MediaServer) Add(f MediaFile) (MediaLink, error) {
 	return link, nil
 }
 
+// AddHeld serves f like Add, but answers no request until release is
+// called: a test holds a download to act while it runs.
+func (s *MediaServer) AddHeld(f MediaFile) (link MediaLink, release func(), err error) {
+	link, err = s.Add(f)
+	if err != nil {
+		return MediaLink{}, nil, err
+	}
+	gate := make(chan struct{})
+	p := pathOf(link.URL)
+	s.mu.Lock()
+	mf := s.files[p]
+	mf.held = gate
+	s.files[p] = mf
+	s.mu.Unlock()
+	var once sync.Once
+	return link, func() { once.Do(func() { close(gate) }) }, nil
+}
+
 // AddHanging returns a link that accepts the request and never answers it
 // (until Close): a bot's download timeout must end it.
 func (s *MediaServer) AddHanging() MediaLink {
@@ -160,6 +179,15 @@ func (s *MediaServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.gets[r.URL.Path]++
 	hung := s.hung
 	s.mu.Unlock()
+	if ok && f.held != nil {
+		select {
+		case <-f.held:
+		case <-hung:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
 	switch {
 	case !ok || r.Method != http.MethodGet:
 		http.Error(w, `{"errcode":40007,"errmsg":"invalid media"}`, http.StatusNotFound)
@@ -181,7 +209,7 @@ func (s *MediaServer) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Content-Type", f.ctype)
 		if f.name != "" {
-			w.Header().Set("Content-Disposition", "attachment; filename*=UTF-8''"+url.PathEscape(f.name))
+			w.Header().Set("Content-Disposition", "attachment; filename*=UTF-8''"+rfc5987(f.name))
 		}
 		w.Header().Set("Content-Length", strconv.Itoa(len(f.body)))
 		_, _ = w.Write(f.body)
@@ -225,3 +253,19 @@ func corruptPadding(key, ct []byte) []byte {
 
 // ErrNoMedia says a media message was built without its link.
 var ErrNoMedia = errors.New("wecomtest: a media message needs its Link")
+
+// rfc5987 percent-encodes s as an RFC 5987 ext-value's value-chars: every
+// byte but attr-char, as WeCom's downloads name their files.
+func rfc5987(s string) string {
+	const attr = "!#$&+-.^_`|~"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(attr, c) >= 0) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
