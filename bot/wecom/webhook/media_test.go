@@ -1,0 +1,261 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"log/slog"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
+	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+var pngPixel, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+// recorder is the intake between the channel and a real engine: it keeps
+// each message as the channel handed it over.
+type recorder struct {
+	in   webhook.Intake
+	mu   sync.Mutex
+	got  []bot.Message
+	took chan struct{}
+}
+
+func (r *recorder) Receive(ctx context.Context, m bot.Message) (bot.Receipt, error) {
+	r.mu.Lock()
+	r.got = append(r.got, m)
+	r.mu.Unlock()
+	r.took <- struct{}{}
+	return r.in.Receive(ctx, m)
+}
+
+// next waits for the next message intake receives.
+func (r *recorder) next(t *testing.T) bot.Message {
+	t.Helper()
+	select {
+	case <-r.took:
+	case <-time.After(hangGuard):
+		t.Fatal("no message reached intake")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got[len(r.got)-1]
+}
+
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+// mediaHook is the webhook with media, in front of a running engine with
+// the fake agent, on real Redis, played by the simulator and WeCom's media
+// server.
+type mediaHook struct {
+	r     *replica
+	rec   *recorder
+	sim   *wecomtest.Sim
+	media *wecomtest.MediaServer
+	logs  *testenv.LogBuffer
+	key   []byte // the bot's EncodingAESKey: the webhook's media key
+}
+
+func newMediaHook(t *testing.T, f wecom.Fetcher) *mediaHook {
+	t.Helper()
+	cfg := testConfig(t, "a")
+	cfg.Access.AllowChats = []string{"wrkChat1"}
+	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "media")), cfg)
+	r.run(t)
+	rec := &recorder{in: r.e.Engine, took: make(chan struct{}, 16)}
+	logs := &testenv.LogBuffer{}
+	h, err := webhook.NewHandler(webhook.HandlerOptions{
+		Token: hookToken, EncodingAESKey: hookAESKey, Streams: r.e.ch.Streams(rec),
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), Media: f,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	media := wecomtest.NewMediaServer(nil)
+	t.Cleanup(func() { media.Close(); srv.Close(); h.Close() })
+	sim, err := wecomtest.New(wecomtest.Config{URL: srv.URL, Token: hookToken, EncodingAESKey: hookAESKey, AIBotID: hookBotID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := wecom.DecodeAESKey(hookAESKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mediaHook{r: r, rec: rec, sim: sim, media: media, logs: logs, key: key}
+}
+
+// link serves f encrypted with the bot's key, as WeCom does for the webhook.
+func (h *mediaHook) link(t *testing.T, f wecomtest.MediaFile) wecomtest.MediaLink {
+	t.Helper()
+	f.Key = h.key
+	l, err := h.media.Add(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (h *mediaHook) send(t *testing.T, m wecomtest.Message, opts ...wecomtest.Option) *wecomtest.Stream {
+	t.Helper()
+	st, err := h.sim.Send(context.Background(), m, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// noLinkInLogs: a media link is a credential for 5 minutes.
+func (h *mediaHook) noLinkInLogs(t *testing.T) {
+	t.Helper()
+	if s := h.logs.String(); strings.Contains(s, "/cgi-bin/media/") || strings.Contains(s, "sign=") {
+		t.Fatalf("a media link reached the log:\n%s", s)
+	}
+}
+
+func sameAttachments(got, want []bot.Attachment) bool {
+	return slices.EqualFunc(got, want, func(a, b bot.Attachment) bool {
+		return a.Kind == b.Kind && a.Name == b.Name && a.MIME == b.MIME && bytes.Equal(a.Data, b.Data) && a.Problem == b.Problem
+	})
+}
+
+func TestWebhookImageMessage(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{})
+	l := h.link(t, wecomtest.MediaFile{Data: pngPixel})
+	st := h.send(t, wecomtest.Message{MsgID: "img1", From: "alice", MsgType: "image", Link: l})
+	if st.First.Content != "Fetching the attachments…" || st.First.Finish {
+		t.Fatalf("first frame %+v, want the fetching note, not finished", st.First)
+	}
+	m := h.rec.next(t)
+	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: pngPixel}}
+	if !sameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Stream != st.ID || m.Conversation != "single:alice" {
+		t.Fatalf("message %+v", m)
+	}
+	h.noLinkInLogs(t)
+}
+
+func TestWebhookMixedInAGroup(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{})
+	l := h.link(t, wecomtest.MediaFile{Data: pngPixel})
+	st := h.send(t, wecomtest.Message{MsgID: "mx1", From: "alice", ChatID: "wrkChat1", MsgType: "mixed",
+		Items: []wecomtest.Item{{Text: "@wecodex why is this red?"}, {ImageURL: l.URL}}})
+	m := h.rec.next(t)
+	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: pngPixel}}
+	if m.Text != "why is this red?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrkChat1" || !sameAttachments(m.Attachments, want) {
+		t.Fatalf("message %+v", m)
+	}
+	final := waitFinished(t, h.r.e, st.ID)
+	if got := h.r.agent.Prompts(); !slices.Equal(got, []string{"why is this red?"}) || !strings.Contains(final.Content, answer("why is this red?")) {
+		t.Fatalf("prompts %q, final %q", got, final.Content)
+	}
+}
+
+func TestWebhookFileGetsASafeName(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{})
+	log := []byte("FAIL: TestFlaky (0.02s)\n")
+	l := h.link(t, wecomtest.MediaFile{Name: "../../home/alice/.ssh/构建.log", Data: log})
+	h.send(t, wecomtest.Message{MsgID: "f1", From: "alice", MsgType: "file", Link: l})
+	m := h.rec.next(t)
+	want := []bot.Attachment{{Kind: bot.AttachFile, Name: "构建.log", MIME: "text/plain; charset=utf-8", Data: log}}
+	if !sameAttachments(m.Attachments, want) {
+		t.Fatalf("attachments %+v, want %+v", m.Attachments, want)
+	}
+}
+
+func TestWebhookQuoteVoiceAndVideo(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{})
+	h.send(t, wecomtest.Message{MsgID: "q1", From: "alice", Text: "fix it",
+		Quote: &wecomtest.Quote{Text: "CI is red on main"}})
+	if m := h.rec.next(t); m.Text != "fix it" || m.Quote != "CI is red on main" {
+		t.Fatalf("quote: %+v", m)
+	}
+	// A quote-only @mention runs the quoted text.
+	h.send(t, wecomtest.Message{MsgID: "q2", From: "alice", ChatID: "wrkChat1", Text: "@wecodex",
+		Quote: &wecomtest.Quote{MsgType: "mixed", Items: []wecomtest.Item{{Text: "deploy is stuck"}}}})
+	if m := h.rec.next(t); m.Text != "deploy is stuck" || m.Quote != "" {
+		t.Fatalf("quote-only: %+v", m)
+	}
+	st := h.send(t, wecomtest.Message{MsgID: "v1", From: "alice", MsgType: "voice", Text: "run the tests"})
+	if m := h.rec.next(t); m.Text != "run the tests" || m.Attachments != nil {
+		t.Fatalf("voice: %+v", m)
+	}
+	waitFinished(t, h.r.e, st.ID)
+	mp4 := append([]byte("\x00\x00\x00\x18ftypmp42"), make([]byte, 12)...)
+	l := h.link(t, wecomtest.MediaFile{Name: "screen.mp4", ContentType: "video/mp4", Data: mp4})
+	h.send(t, wecomtest.Message{MsgID: "vid1", From: "alice", MsgType: "video", Link: l})
+	want := []bot.Attachment{{Kind: bot.AttachVideo, Name: "screen.mp4", MIME: "video/mp4", Data: mp4}}
+	if m := h.rec.next(t); !sameAttachments(m.Attachments, want) {
+		t.Fatalf("video: %+v", m.Attachments)
+	}
+}
+
+// Every way a download fails is one line on the message; its text runs.
+func TestWebhookMediaProblemsKeepTheText(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{MaxBytes: 1024, Timeout: 100 * time.Millisecond})
+	big := h.link(t, wecomtest.MediaFile{Data: bytes.Repeat([]byte{0x89}, 4096)})
+	bad := h.link(t, wecomtest.MediaFile{Data: pngPixel, BadPadding: true})
+	hang := h.media.AddHanging()
+	st := h.send(t, wecomtest.Message{MsgID: "p1", From: "alice", MsgType: "mixed", Items: []wecomtest.Item{
+		{Text: "three pictures"}, {ImageURL: big.URL}, {ImageURL: bad.URL}, {ImageURL: hang.URL},
+	}})
+	m := h.rec.next(t)
+	want := []bot.Attachment{
+		{Kind: bot.AttachImage, Name: "p1", Problem: "The picture is larger than the 1024-byte limit, so it was not downloaded."},
+		{Kind: bot.AttachImage, Name: "p1-2", Problem: "The picture could not be decrypted."},
+		{Kind: bot.AttachImage, Name: "p1-3", Problem: "The picture could not be downloaded within 100ms."},
+	}
+	if m.Text != "three pictures" || !sameAttachments(m.Attachments, want) {
+		t.Fatalf("message %q\n%+v\nwant %+v", m.Text, m.Attachments, want)
+	}
+	waitFinished(t, h.r.e, st.ID)
+	if got := h.r.agent.Prompts(); !slices.Equal(got, []string{"three pictures"}) {
+		t.Fatalf("prompts %q", got)
+	}
+	h.noLinkInLogs(t)
+}
+
+// WeCom delivers a callback again when it is not answered in 5 s: while a
+// download runs, every delivery is answered at once on the same stream, and
+// the message is fetched once and runs once.
+func TestWebhookRedeliveryDuringDownload(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{})
+	l, release, err := h.media.AddHeld(wecomtest.MediaFile{Key: h.key, Data: pngPixel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := wecomtest.Message{MsgID: "r1", From: "alice", MsgType: "mixed", Items: []wecomtest.Item{{Text: "once"}, {ImageURL: l.URL}}}
+	st := h.send(t, m, wecomtest.WithRedeliveries(2))
+	for i, f := range append([]wecomtest.Frame{st.First}, st.Redelivered...) {
+		if f.ID != st.ID || f.Content != "Fetching the attachments…" || f.Finish {
+			t.Fatalf("delivery %d answered %+v, want stream %s fetching", i, f, st.ID)
+		}
+	}
+	if n := h.rec.count(); n != 0 {
+		t.Fatalf("%d messages reached intake before the download ended", n)
+	}
+	release()
+	if got := h.rec.next(t); got.Text != "once" || len(got.Attachments) != 1 {
+		t.Fatalf("message %+v", got)
+	}
+	waitFinished(t, h.r.e, st.ID)
+	again := h.send(t, m)
+	if again.ID != st.ID {
+		t.Fatalf("a delivery after the turn opened stream %s, want %s", again.ID, st.ID)
+	}
+	if got, gets, n := h.r.agent.Prompts(), h.media.Gets(l), h.rec.count(); !slices.Equal(got, []string{"once"}) || gets != 1 || n != 1 {
+		t.Fatalf("prompts %q, downloads %d, received %d; want one each", got, gets, n)
+	}
+}
