@@ -75,6 +75,7 @@ func (r RedisConfig) Addrs() []string {
 type WeComConfig struct {
 	AIBot AIBotConfig `mapstructure:"aibot"`
 	App   AppConfig   `mapstructure:"app"`
+	Media MediaConfig `mapstructure:"media"`
 }
 
 // AI bot receive modes (wecom.aibot.mode).
@@ -198,6 +199,7 @@ func Default() *Config {
 		WeCom: WeComConfig{
 			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: webhook.DefaultStreamWindow},
 			App:   AppConfig{Path: "/wecom/app"},
+			Media: MediaConfig{Timeout: 30 * time.Second, MaxBytes: 20 << 20},
 		},
 		Agent: AgentConfig{
 			Kind:            AgentCodex,
