@@ -54,7 +54,7 @@ const connectWait = 15 * time.Second
 
 // push sends a typed message to the connected bot, waiting a little for it
 // to subscribe.
-func (lc *longConn) push(ctx context.Context, id, user, text string) error {
+func (lc *longConn) push(ctx context.Context, m wecomtest.LongConnMessage) error {
 	wait, cancel := context.WithTimeout(ctx, connectWait)
 	defer cancel()
 	if _, err := lc.srv.Wait(wait, func(wecomtest.Record) bool { return lc.srv.Subscribed() != 0 }); err != nil {
@@ -62,11 +62,11 @@ func (lc *longConn) push(ctx context.Context, id, user, text string) error {
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	reqID, err := lc.srv.PushMessage(wecomtest.LongConnMessage{MsgID: id, UserID: user, Text: text})
+	reqID, err := lc.srv.PushMessage(m)
 	if err != nil {
 		return fmt.Errorf("push aibot_msg_callback: %w", err)
 	}
-	lc.byReq[reqID], lc.last = id, id
+	lc.byReq[reqID], lc.last = m.MsgID, m.MsgID
 	return nil
 }
 

@@ -60,8 +60,12 @@ type Playground struct {
 	sim   *wecomtest.Sim
 	urls  *wecomtest.ResponseURLServer
 	lc    *longConn // in long-connection mode, instead of sim and urls
-	board *board
-	log   *slog.Logger
+	media *wecomtest.MediaServer
+	// mediaKey encrypts attached files in webhook mode (the bot's
+	// EncodingAESKey); the long connection gives each file its own.
+	mediaKey []byte
+	board    *board
+	log      *slog.Logger
 
 	ctx    context.Context // ends at Close or server shutdown: stops the streams being followed and the event streams
 	cancel context.CancelFunc
@@ -96,6 +100,7 @@ func New(cfg Config) (*Playground, error) {
 			return nil, errors.New("playground: no secret for the long connection (wecom.aibot.secret)")
 		}
 		p.lc = newLongConn(cfg.AIBotID, cfg.Secret)
+		p.media = wecomtest.NewMediaServer(nil)
 		p.wg.Add(1)
 		go func() { defer p.wg.Done(); p.lc.follow(p.ctx, p.board) }()
 		p.routes()
@@ -116,6 +121,7 @@ func New(cfg Config) (*Playground, error) {
 		return nil, fmt.Errorf("playground: %w", err)
 	}
 	p.sim, p.urls = sim, urls
+	p.media, p.mediaKey = wecomtest.NewMediaServer(nil), mediaKey(cfg.EncodingAESKey)
 	p.routes()
 	return p, nil
 }
@@ -128,6 +134,7 @@ func (p *Playground) routes() {
 	p.mux.HandleFunc("GET "+Path+"/events", p.serveEvents)
 	p.mux.HandleFunc("POST "+Path+"/send", p.serveSend)
 	p.mux.HandleFunc("POST "+Path+"/click", p.serveClick)
+	p.mux.HandleFunc("POST "+Path+"/attach", p.serveAttach)
 }
 
 // WSURL is the long-connection server's ws:// URL on loopback, for
@@ -184,6 +191,7 @@ func (p *Playground) watchShutdown(r *http.Request) {
 func (p *Playground) Close() error {
 	p.cancel()
 	p.wg.Wait()
+	p.media.Close()
 	if p.lc != nil {
 		p.lc.close()
 		return nil
@@ -201,31 +209,37 @@ func (p *Playground) Send(text string) (string, error) {
 	if len(text) > maxPromptBytes {
 		return "", fmt.Errorf("the message is longer than %d bytes", maxPromptBytes)
 	}
+	return p.start(text, outgoing{Text: text})
+}
+
+// start puts a card titled label on the board and plays o in the
+// background.
+func (p *Playground) start(label string, o outgoing) (string, error) {
 	if p.ctx.Err() != nil {
 		return "", errors.New("the playground is shutting down")
 	}
 	id := newMsgID()
-	p.board.add(id, text)
+	p.board.add(id, label)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		p.play(id, text)
+		p.play(id, o)
 	}()
 	return id, nil
 }
 
 // play sends the message and follows its stream to the end, as WeCom does.
-func (p *Playground) play(id, text string) {
+func (p *Playground) play(id string, o outgoing) {
 	log := p.log.With("msgid", id)
 	if p.lc != nil {
-		if err := p.lc.push(p.ctx, id, p.cfg.User, text); err != nil {
+		if err := p.lc.push(p.ctx, o.longConn(id, p.cfg.User)); err != nil {
 			p.fail(log, id, "push the message over the long connection", err)
 			return
 		}
 		log.Info("message pushed over the long connection")
 		return
 	}
-	st, err := p.sim.Send(p.ctx, wecomtest.Message{MsgID: id, From: p.cfg.User, Text: text})
+	st, err := p.sim.Send(p.ctx, o.webhook(id, p.cfg.User))
 	if err != nil {
 		p.fail(log, id, "send the message to the bot", err)
 		return
