@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/longconn"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/configs"
@@ -55,6 +56,7 @@ func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 			EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
 			Streams:        hooked.Streams(e),
 			Logger:         env.Log,
+			Media:          mediaFetcher(cfg),
 		})
 		if err != nil {
 			return fmt.Errorf("wecom.aibot: %w", err)
@@ -63,6 +65,11 @@ func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		return nil
 	}
 	return ch, nil
+}
+
+// mediaFetcher fetches the files of AI-bot messages within wecom.media.*.
+func mediaFetcher(cfg *configs.Config) wecom.Fetcher {
+	return wecom.Fetcher{Timeout: cfg.WeCom.Media.Timeout, MaxBytes: cfg.WeCom.Media.MaxBytes}
 }
 
 // longConnChannel is the AI bot's long connection: this replica holds it
@@ -88,6 +95,7 @@ func longConnChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		return nil, fmt.Errorf("wecom.aibot: %w", err)
 	}
 	lcChan = longconn.NewChannel(conn, env.Log)
+	lcChan.Media = mediaFetcher(cfg)
 	return &channel{name: aibotName, bot: lcChan,
 		// Callbacks only arrive once Run has subscribed, after attach.
 		attach: func(e *bot.Engine) error { callbacks = lcChan.Handler(e); return nil },
