@@ -22,14 +22,6 @@ type Content struct {
 	Quote string
 }
 
-// What a quote of a message without text says it showed; the quoted file
-// itself is not fetched.
-const (
-	quotedPicture = "[a picture]"
-	quotedFile    = "[a file]"
-	quotedVideo   = "[a video]"
-)
-
 type (
 	wireContent struct {
 		Content *string `json:"content"`
@@ -116,8 +108,10 @@ func (w wireMessage) content(at string) (Content, error) {
 	return c, err
 }
 
-// quoted is what the agent is told a quoted message said. A quote that
-// cannot be read says nothing rather than failing the message quoting it.
+// quoted is what the agent is told a quoted message said: its text, and
+// "[a picture]" and the like for its files, which are not fetched. A quote
+// that cannot be read says nothing rather than failing the message quoting
+// it.
 func (w wireMessage) quoted() string {
 	c, err := w.content("quote.")
 	if err != nil {
@@ -128,14 +122,7 @@ func (w wireMessage) quoted() string {
 		parts = append(parts, t)
 	}
 	for _, m := range c.Media {
-		switch m.Kind {
-		case bot.AttachImage:
-			parts = append(parts, quotedPicture)
-		case bot.AttachVideo:
-			parts = append(parts, quotedVideo)
-		default:
-			parts = append(parts, quotedFile)
-		}
+		parts = append(parts, "[a "+noun(m.Kind)+"]")
 	}
 	return strings.Join(parts, "\n")
 }

@@ -12,11 +12,9 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/internal/intaketest"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
-
-// A 1×1 PNG: what http.DetectContentType must call image/png.
-var pngPixel, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
 // The webhook's key: the bot's EncodingAESKey, bytes 00..1f.
 const encodingAESKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
@@ -61,12 +59,12 @@ func fetchOne(t *testing.T, f wecom.Fetcher, ref wecom.MediaRef) bot.Attachment 
 
 func TestFetchImageWithItsOwnKey(t *testing.T) {
 	s, _ := mediaServer(t)
-	l := add(t, s, wecomtest.MediaFile{Data: pngPixel})
+	l := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG})
 	if strings.HasSuffix(l.AESKey, "=") {
 		t.Fatalf("aeskey %q has padding; WeCom sends it without", l.AESKey)
 	}
 	a := fetchOne(t, wecom.Fetcher{}, wecom.MediaRef{Kind: bot.AttachImage, URL: l.URL, AESKey: l.AESKey})
-	want := bot.Attachment{Kind: bot.AttachImage, Name: "msg1.png", MIME: "image/png", Data: pngPixel}
+	want := bot.Attachment{Kind: bot.AttachImage, Name: "msg1.png", MIME: "image/png", Data: intaketest.PNG}
 	if !equal(a, want) {
 		t.Fatalf("got %+v\nwant %+v", a, want)
 	}
@@ -110,12 +108,12 @@ func TestDecryptMediaOpenSSLVector(t *testing.T) {
 
 func TestFetchProblems(t *testing.T) {
 	s, clk := mediaServer(t)
-	expired := add(t, s, wecomtest.MediaFile{Data: pngPixel})
+	expired := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG})
 	clk.t = clk.t.Add(wecomtest.MediaLinkLife + time.Second)
 	big := add(t, s, wecomtest.MediaFile{Data: bytes.Repeat([]byte("x"), 2048)})
 	badPad := add(t, s, wecomtest.MediaFile{Data: []byte("some log"), BadPadding: true})
-	fresh := add(t, s, wecomtest.MediaFile{Data: pngPixel})
-	botKeyed := add(t, s, wecomtest.MediaFile{Data: pngPixel, Key: botKey(t)})
+	fresh := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG})
+	botKeyed := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG, Key: botKey(t)})
 	otherKey := strings.TrimRight(base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789ABCDEF")), "=")
 	endless, hanging := s.AddEndless(), s.AddHanging()
 	f := wecom.Fetcher{MaxBytes: 1024, Timeout: 50 * time.Millisecond}
@@ -187,7 +185,7 @@ func TestMediaKeyPaddedOrNot(t *testing.T) {
 
 func TestFetchNamesSeveralFilesApart(t *testing.T) {
 	s, _ := mediaServer(t)
-	a, b := add(t, s, wecomtest.MediaFile{Data: pngPixel}), add(t, s, wecomtest.MediaFile{Data: pngPixel})
+	a, b := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG}), add(t, s, wecomtest.MediaFile{Data: intaketest.PNG})
 	got := wecom.Fetcher{}.Fetch(context.Background(), "m9", []wecom.MediaRef{
 		{Kind: bot.AttachImage, URL: a.URL, AESKey: a.AESKey}, {Kind: bot.AttachImage, URL: b.URL, AESKey: b.AESKey},
 	})

@@ -3,21 +3,17 @@ package playground
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
+	"github.com/wecodex/wecodex/internal/intaketest"
 )
-
-var pngPixel, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
 // botStreams is the engine behind a real webhook handler: it keeps each
 // message, attachments fetched, and answers a finished frame.
@@ -66,11 +62,11 @@ func TestAttachOverTheWebhook(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = p.Close() })
 
-	if _, err := p.Attach("image", "shot.png", "why red?", pngPixel); err != nil {
+	if _, err := p.Attach("image", "shot.png", "why red?", intaketest.PNG); err != nil {
 		t.Fatal(err)
 	}
 	m := waitMessage(t, streams.got)
-	if m.Text != "why red?" || len(m.Attachments) != 1 || !bytes.Equal(m.Attachments[0].Data, pngPixel) ||
+	if m.Text != "why red?" || len(m.Attachments) != 1 || !bytes.Equal(m.Attachments[0].Data, intaketest.PNG) ||
 		m.Attachments[0].Kind != bot.AttachImage || m.Attachments[0].MIME != "image/png" || m.Attachments[0].Name != "shot.png" {
 		t.Fatalf("message %+v", m)
 	}
@@ -93,18 +89,8 @@ func TestAttachOverTheWebhook(t *testing.T) {
 // callback as WeCom does.
 func TestAttachOverTheLongConnection(t *testing.T) {
 	p := newLongConnPlayground(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, p.WSURL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	writeFrame(t, ctx, c, "aibot_subscribe", "sub-1", map[string]string{"bot_id": "pg-bot", "secret": "pg-secret"})
-	if ack := readFrame(t, ctx, c, ""); ack.Errcode != 0 {
-		t.Fatalf("subscribe ack = %+v", ack)
-	}
-	if _, err := p.Attach("image", "shot.png", "", pngPixel); err != nil {
+	ctx, c := subscribe(t, p)
+	if _, err := p.Attach("image", "shot.png", "", intaketest.PNG); err != nil {
 		t.Fatal(err)
 	}
 	cb := readFrame(t, ctx, c, "aibot_msg_callback")
@@ -113,7 +99,7 @@ func TestAttachOverTheLongConnection(t *testing.T) {
 		t.Fatalf("callback %s: %+v, %v", cb.Body, content, err)
 	}
 	got := wecom.Fetcher{}.Fetch(ctx, "m", content.Media)
-	if len(got) != 1 || got[0].Problem != "" || !bytes.Equal(got[0].Data, pngPixel) || got[0].Name != "shot.png" {
+	if len(got) != 1 || got[0].Problem != "" || !bytes.Equal(got[0].Data, intaketest.PNG) || got[0].Name != "shot.png" {
 		t.Fatalf("fetched %+v", got)
 	}
 }

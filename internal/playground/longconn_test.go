@@ -26,6 +26,24 @@ func newLongConnPlayground(t *testing.T) *Playground {
 	return p
 }
 
+// subscribe dials the playground's long-connection server as the bot does
+// and subscribes; the context bounds the test's waits.
+func subscribe(t *testing.T, p *Playground) (context.Context, *websocket.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	c, _, err := websocket.Dial(ctx, p.WSURL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	writeFrame(t, ctx, c, "aibot_subscribe", "sub-1", map[string]string{"bot_id": "pg-bot", "secret": "pg-secret"})
+	if ack := readFrame(t, ctx, c, ""); ack.Errcode != 0 {
+		t.Fatalf("subscribe ack = %+v", ack)
+	}
+	return ctx, c
+}
+
 // wsFrame is a long-connection frame as the bot writes and reads it.
 type wsFrame struct {
 	Cmd     string          `json:"cmd,omitempty"`
@@ -69,17 +87,7 @@ func TestLongConnPlaysServer(t *testing.T) {
 	if !strings.HasPrefix(p.WSURL(), "ws://127.0.0.1:") {
 		t.Fatalf("WSURL = %q, want a loopback ws:// URL", p.WSURL())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, p.WSURL(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	writeFrame(t, ctx, c, "aibot_subscribe", "sub-1", map[string]string{"bot_id": "pg-bot", "secret": "pg-secret"})
-	if ack := readFrame(t, ctx, c, ""); ack.Errcode != 0 {
-		t.Fatalf("subscribe ack = %+v", ack)
-	}
+	ctx, c := subscribe(t, p)
 	id, err := p.Send("hi")
 	if err != nil {
 		t.Fatal(err)

@@ -3,60 +3,22 @@ package longconn
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"log/slog"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/internal/intaketest"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
-var pngPixel, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
-
-// intakeRecorder is the engine's intake as far as the channel sees it: it
-// keeps every message handed over.
-type intakeRecorder struct {
-	mu   sync.Mutex
-	got  []bot.Message
-	took chan struct{}
-}
-
-func (r *intakeRecorder) Receive(_ context.Context, m bot.Message) (bot.Receipt, error) {
-	r.mu.Lock()
-	r.got = append(r.got, m)
-	r.mu.Unlock()
-	r.took <- struct{}{}
-	return bot.Receipt{}, nil
-}
-
-func (r *intakeRecorder) next(t *testing.T) bot.Message {
-	t.Helper()
-	select {
-	case <-r.took:
-	case <-waitCtx(t).Done():
-		t.Fatal("no message reached intake")
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.got[len(r.got)-1]
-}
-
-func (r *intakeRecorder) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.got)
-}
-
 type mediaConn struct {
 	srv   *wecomtest.LongConnServer
 	media *wecomtest.MediaServer
-	rec   *intakeRecorder
+	rec   *intaketest.Recorder
 	logs  *testenv.LogBuffer
 }
 
@@ -69,7 +31,7 @@ func newMediaConn(t *testing.T, f wecom.Fetcher) *mediaConn {
 	st := testenv.OpenStore(t, testenv.Prefix(t, "longconn-media"))
 	logs := &testenv.LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	rec := &intakeRecorder{took: make(chan struct{}, 16)}
+	rec := intaketest.New(nil)
 	var ch *Channel
 	conn, err := New(Config{
 		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
@@ -107,19 +69,13 @@ func (c *mediaConn) push(t *testing.T, m wecomtest.LongConnMessage) string {
 	return reqID
 }
 
-func sameAttachments(got, want []bot.Attachment) bool {
-	return slices.EqualFunc(got, want, func(a, b bot.Attachment) bool {
-		return a.Kind == b.Kind && a.Name == b.Name && a.MIME == b.MIME && bytes.Equal(a.Data, b.Data) && a.Problem == b.Problem
-	})
-}
-
 func TestLongConnImageWithItsOwnKey(t *testing.T) {
 	c := newMediaConn(t, wecom.Fetcher{})
-	l := c.link(t, wecomtest.MediaFile{Data: pngPixel})
+	l := c.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
 	reqID := c.push(t, wecomtest.LongConnMessage{MsgID: "img1", UserID: "zhangsan", MsgType: "image", Link: l})
-	m := c.rec.next(t)
-	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: pngPixel}}
-	if !sameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Ref != reqID || m.Conversation != "single:zhangsan" || m.Channel != Name {
+	m := c.rec.Wait(t, time.Minute)
+	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: intaketest.PNG}}
+	if !intaketest.SameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Ref != reqID || m.Conversation != "single:zhangsan" || m.Channel != Name {
 		t.Fatalf("message %+v", m)
 	}
 	if s := c.logs.String(); strings.Contains(s, "/cgi-bin/media/") || strings.Contains(s, l.AESKey) {
@@ -129,19 +85,19 @@ func TestLongConnImageWithItsOwnKey(t *testing.T) {
 
 func TestLongConnMixedInAGroupAndFile(t *testing.T) {
 	c := newMediaConn(t, wecom.Fetcher{})
-	img := c.link(t, wecomtest.MediaFile{Data: pngPixel})
+	img := c.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
 	c.push(t, wecomtest.LongConnMessage{MsgID: "mx1", UserID: "lisi", ChatID: "wrk1", MsgType: "mixed",
 		Items: []wecomtest.Item{{Text: "@Codex what broke?"}, {ImageURL: img.URL, AESKey: img.AESKey}}})
-	m := c.rec.next(t)
-	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: pngPixel}}
-	if m.Text != "what broke?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrk1" || !sameAttachments(m.Attachments, want) {
+	m := c.rec.Wait(t, time.Minute)
+	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: intaketest.PNG}}
+	if m.Text != "what broke?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrk1" || !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("mixed: %+v", m)
 	}
 	data := []byte("panic: nil map\n")
 	f := c.link(t, wecomtest.MediaFile{Name: `..\..\Windows\crash.log`, Data: data})
 	c.push(t, wecomtest.LongConnMessage{MsgID: "f1", UserID: "lisi", MsgType: "file", Link: f})
 	want = []bot.Attachment{{Kind: bot.AttachFile, Name: "crash.log", MIME: "text/plain; charset=utf-8", Data: data}}
-	if m := c.rec.next(t); !sameAttachments(m.Attachments, want) {
+	if m := c.rec.Wait(t, time.Minute); !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("file: %+v", m.Attachments)
 	}
 }
@@ -150,16 +106,16 @@ func TestLongConnQuoteAndVoice(t *testing.T) {
 	c := newMediaConn(t, wecom.Fetcher{})
 	c.push(t, wecomtest.LongConnMessage{MsgID: "q1", UserID: "lisi", ChatID: "wrk1", Text: "@Codex what is this?",
 		Quote: &wecomtest.Quote{MsgType: "image", Link: wecomtest.MediaLink{URL: "http://127.0.0.1:1/q", AESKey: "k"}}})
-	if m := c.rec.next(t); m.Text != "what is this?" || m.Quote != "[a picture]" || m.Attachments != nil {
+	if m := c.rec.Wait(t, time.Minute); m.Text != "what is this?" || m.Quote != "[a picture]" || m.Attachments != nil {
 		t.Fatalf("quote of a picture: %+v", m)
 	}
 	c.push(t, wecomtest.LongConnMessage{MsgID: "q2", UserID: "lisi", ChatID: "wrk1", Text: "@Codex",
 		Quote: &wecomtest.Quote{Text: "CI 又挂了"}})
-	if m := c.rec.next(t); m.Text != "CI 又挂了" || m.Quote != "" {
+	if m := c.rec.Wait(t, time.Minute); m.Text != "CI 又挂了" || m.Quote != "" {
 		t.Fatalf("quote-only: %+v", m)
 	}
 	c.push(t, wecomtest.LongConnMessage{MsgID: "v1", UserID: "lisi", MsgType: "voice", Text: "修一下测试"})
-	if m := c.rec.next(t); m.Text != "修一下测试" {
+	if m := c.rec.Wait(t, time.Minute); m.Text != "修一下测试" {
 		t.Fatalf("voice: %+v", m)
 	}
 }
@@ -167,18 +123,18 @@ func TestLongConnQuoteAndVoice(t *testing.T) {
 func TestLongConnMediaProblems(t *testing.T) {
 	c := newMediaConn(t, wecom.Fetcher{MaxBytes: 1024, Timeout: 100 * time.Millisecond})
 	big := c.link(t, wecomtest.MediaFile{Data: bytes.Repeat([]byte{1}, 4096)})
-	bad := c.link(t, wecomtest.MediaFile{Data: pngPixel, BadPadding: true})
+	bad := c.link(t, wecomtest.MediaFile{Data: intaketest.PNG, BadPadding: true})
 	hang := c.media.AddHanging()
 	c.push(t, wecomtest.LongConnMessage{MsgID: "p1", UserID: "zhangsan", MsgType: "mixed", Items: []wecomtest.Item{
 		{Text: "look"}, {ImageURL: big.URL, AESKey: big.AESKey}, {ImageURL: bad.URL, AESKey: bad.AESKey}, {ImageURL: hang.URL, AESKey: big.AESKey},
 	}})
-	m := c.rec.next(t)
+	m := c.rec.Wait(t, time.Minute)
 	want := []bot.Attachment{
 		{Kind: bot.AttachImage, Name: "p1", Problem: "The picture is larger than the 1024-byte limit, so it was not downloaded."},
 		{Kind: bot.AttachImage, Name: "p1-2", Problem: "The picture could not be decrypted."},
 		{Kind: bot.AttachImage, Name: "p1-3", Problem: "The picture could not be downloaded within 100ms."},
 	}
-	if m.Text != "look" || !sameAttachments(m.Attachments, want) {
+	if m.Text != "look" || !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("message %q %+v\nwant %+v", m.Text, m.Attachments, want)
 	}
 }
@@ -186,7 +142,7 @@ func TestLongConnMediaProblems(t *testing.T) {
 // A slow download holds neither other messages nor a redelivery of its own.
 func TestLongConnDownloadDoesNotHoldTheConnection(t *testing.T) {
 	c := newMediaConn(t, wecom.Fetcher{})
-	l, release, err := c.media.AddHeld(wecomtest.MediaFile{Data: pngPixel})
+	l, release, err := c.media.AddHeld(wecomtest.MediaFile{Data: intaketest.PNG})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,16 +150,16 @@ func TestLongConnDownloadDoesNotHoldTheConnection(t *testing.T) {
 	c.push(t, slow)
 	c.push(t, slow) // WeCom's redelivery while the download runs
 	c.push(t, wecomtest.LongConnMessage{MsgID: "t1", UserID: "lisi", Text: "meanwhile"})
-	if m := c.rec.next(t); m.ID != "t1" {
+	if m := c.rec.Wait(t, time.Minute); m.ID != "t1" {
 		t.Fatalf("first message taken %q, want the text one while the download runs", m.ID)
 	}
 	release()
-	if m := c.rec.next(t); m.ID != "slow" || len(m.Attachments) != 1 || m.Attachments[0].Problem != "" {
+	if m := c.rec.Wait(t, time.Minute); m.ID != "slow" || len(m.Attachments) != 1 || m.Attachments[0].Problem != "" {
 		t.Fatalf("second message %+v", m)
 	}
 	// Nothing else comes: a message after the two proves the redelivery was dropped.
 	c.push(t, wecomtest.LongConnMessage{MsgID: "t2", UserID: "lisi", Text: "after"})
-	if m := c.rec.next(t); m.ID != "t2" || c.rec.count() != 3 || c.media.Gets(l) != 1 {
-		t.Fatalf("then %q, %d messages, %d downloads; want t2, 3, 1", m.ID, c.rec.count(), c.media.Gets(l))
+	if m := c.rec.Wait(t, time.Minute); m.ID != "t2" || c.rec.Count() != 3 || c.media.Gets(l) != 1 {
+		t.Fatalf("then %q, %d messages, %d downloads; want t2, 3, 1", m.ID, c.rec.Count(), c.media.Gets(l))
 	}
 }

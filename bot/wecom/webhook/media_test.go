@@ -3,66 +3,27 @@ package webhook_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
+	"github.com/wecodex/wecodex/internal/intaketest"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
-
-var pngPixel, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
-
-// recorder is the intake between the channel and a real engine: it keeps
-// each message as the channel handed it over.
-type recorder struct {
-	in   webhook.Intake
-	mu   sync.Mutex
-	got  []bot.Message
-	took chan struct{}
-}
-
-func (r *recorder) Receive(ctx context.Context, m bot.Message) (bot.Receipt, error) {
-	r.mu.Lock()
-	r.got = append(r.got, m)
-	r.mu.Unlock()
-	r.took <- struct{}{}
-	return r.in.Receive(ctx, m)
-}
-
-// next waits for the next message intake receives.
-func (r *recorder) next(t *testing.T) bot.Message {
-	t.Helper()
-	select {
-	case <-r.took:
-	case <-time.After(hangGuard):
-		t.Fatal("no message reached intake")
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.got[len(r.got)-1]
-}
-
-func (r *recorder) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.got)
-}
 
 // mediaHook is the webhook with media, in front of a running engine with
 // the fake agent, on real Redis, played by the simulator and WeCom's media
 // server.
 type mediaHook struct {
 	r     *replica
-	rec   *recorder
+	rec   *intaketest.Recorder
 	sim   *wecomtest.Sim
 	media *wecomtest.MediaServer
 	logs  *testenv.LogBuffer
@@ -75,7 +36,7 @@ func newMediaHook(t *testing.T, f wecom.Fetcher) *mediaHook {
 	cfg.Access.AllowChats = []string{"wrkChat1"}
 	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "media")), cfg)
 	r.run(t)
-	rec := &recorder{in: r.e.Engine, took: make(chan struct{}, 16)}
+	rec := intaketest.New(r.e.Engine)
 	logs := &testenv.LogBuffer{}
 	h, err := webhook.NewHandler(webhook.HandlerOptions{
 		Token: hookToken, EncodingAESKey: hookAESKey, Streams: r.e.ch.Streams(rec),
@@ -126,22 +87,16 @@ func (h *mediaHook) noLinkInLogs(t *testing.T) {
 	}
 }
 
-func sameAttachments(got, want []bot.Attachment) bool {
-	return slices.EqualFunc(got, want, func(a, b bot.Attachment) bool {
-		return a.Kind == b.Kind && a.Name == b.Name && a.MIME == b.MIME && bytes.Equal(a.Data, b.Data) && a.Problem == b.Problem
-	})
-}
-
 func TestWebhookImageMessage(t *testing.T) {
 	h := newMediaHook(t, wecom.Fetcher{})
-	l := h.link(t, wecomtest.MediaFile{Data: pngPixel})
+	l := h.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
 	st := h.send(t, wecomtest.Message{MsgID: "img1", From: "alice", MsgType: "image", Link: l})
 	if st.First.Content != "Fetching the attachments…" || st.First.Finish {
 		t.Fatalf("first frame %+v, want the fetching note, not finished", st.First)
 	}
-	m := h.rec.next(t)
-	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: pngPixel}}
-	if !sameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Stream != st.ID || m.Conversation != "single:alice" {
+	m := h.rec.Wait(t, hangGuard)
+	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: intaketest.PNG}}
+	if !intaketest.SameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Stream != st.ID || m.Conversation != "single:alice" {
 		t.Fatalf("message %+v", m)
 	}
 	h.noLinkInLogs(t)
@@ -149,12 +104,12 @@ func TestWebhookImageMessage(t *testing.T) {
 
 func TestWebhookMixedInAGroup(t *testing.T) {
 	h := newMediaHook(t, wecom.Fetcher{})
-	l := h.link(t, wecomtest.MediaFile{Data: pngPixel})
+	l := h.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
 	st := h.send(t, wecomtest.Message{MsgID: "mx1", From: "alice", ChatID: "wrkChat1", MsgType: "mixed",
 		Items: []wecomtest.Item{{Text: "@wecodex why is this red?"}, {ImageURL: l.URL}}})
-	m := h.rec.next(t)
-	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: pngPixel}}
-	if m.Text != "why is this red?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrkChat1" || !sameAttachments(m.Attachments, want) {
+	m := h.rec.Wait(t, hangGuard)
+	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: intaketest.PNG}}
+	if m.Text != "why is this red?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrkChat1" || !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("message %+v", m)
 	}
 	final := waitFinished(t, h.r.e, st.ID)
@@ -168,9 +123,9 @@ func TestWebhookFileGetsASafeName(t *testing.T) {
 	log := []byte("FAIL: TestFlaky (0.02s)\n")
 	l := h.link(t, wecomtest.MediaFile{Name: "../../home/alice/.ssh/构建.log", Data: log})
 	h.send(t, wecomtest.Message{MsgID: "f1", From: "alice", MsgType: "file", Link: l})
-	m := h.rec.next(t)
+	m := h.rec.Wait(t, hangGuard)
 	want := []bot.Attachment{{Kind: bot.AttachFile, Name: "构建.log", MIME: "text/plain; charset=utf-8", Data: log}}
-	if !sameAttachments(m.Attachments, want) {
+	if !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("attachments %+v, want %+v", m.Attachments, want)
 	}
 }
@@ -179,17 +134,17 @@ func TestWebhookQuoteVoiceAndVideo(t *testing.T) {
 	h := newMediaHook(t, wecom.Fetcher{})
 	h.send(t, wecomtest.Message{MsgID: "q1", From: "alice", Text: "fix it",
 		Quote: &wecomtest.Quote{Text: "CI is red on main"}})
-	if m := h.rec.next(t); m.Text != "fix it" || m.Quote != "CI is red on main" {
+	if m := h.rec.Wait(t, hangGuard); m.Text != "fix it" || m.Quote != "CI is red on main" {
 		t.Fatalf("quote: %+v", m)
 	}
 	// A quote-only @mention runs the quoted text.
 	h.send(t, wecomtest.Message{MsgID: "q2", From: "alice", ChatID: "wrkChat1", Text: "@wecodex",
 		Quote: &wecomtest.Quote{MsgType: "mixed", Items: []wecomtest.Item{{Text: "deploy is stuck"}}}})
-	if m := h.rec.next(t); m.Text != "deploy is stuck" || m.Quote != "" {
+	if m := h.rec.Wait(t, hangGuard); m.Text != "deploy is stuck" || m.Quote != "" {
 		t.Fatalf("quote-only: %+v", m)
 	}
 	st := h.send(t, wecomtest.Message{MsgID: "v1", From: "alice", MsgType: "voice", Text: "run the tests"})
-	if m := h.rec.next(t); m.Text != "run the tests" || m.Attachments != nil {
+	if m := h.rec.Wait(t, hangGuard); m.Text != "run the tests" || m.Attachments != nil {
 		t.Fatalf("voice: %+v", m)
 	}
 	waitFinished(t, h.r.e, st.ID)
@@ -197,7 +152,7 @@ func TestWebhookQuoteVoiceAndVideo(t *testing.T) {
 	l := h.link(t, wecomtest.MediaFile{Name: "screen.mp4", ContentType: "video/mp4", Data: mp4})
 	h.send(t, wecomtest.Message{MsgID: "vid1", From: "alice", MsgType: "video", Link: l})
 	want := []bot.Attachment{{Kind: bot.AttachVideo, Name: "screen.mp4", MIME: "video/mp4", Data: mp4}}
-	if m := h.rec.next(t); !sameAttachments(m.Attachments, want) {
+	if m := h.rec.Wait(t, hangGuard); !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("video: %+v", m.Attachments)
 	}
 }
@@ -206,18 +161,18 @@ func TestWebhookQuoteVoiceAndVideo(t *testing.T) {
 func TestWebhookMediaProblemsKeepTheText(t *testing.T) {
 	h := newMediaHook(t, wecom.Fetcher{MaxBytes: 1024, Timeout: 100 * time.Millisecond})
 	big := h.link(t, wecomtest.MediaFile{Data: bytes.Repeat([]byte{0x89}, 4096)})
-	bad := h.link(t, wecomtest.MediaFile{Data: pngPixel, BadPadding: true})
+	bad := h.link(t, wecomtest.MediaFile{Data: intaketest.PNG, BadPadding: true})
 	hang := h.media.AddHanging()
 	st := h.send(t, wecomtest.Message{MsgID: "p1", From: "alice", MsgType: "mixed", Items: []wecomtest.Item{
 		{Text: "three pictures"}, {ImageURL: big.URL}, {ImageURL: bad.URL}, {ImageURL: hang.URL},
 	}})
-	m := h.rec.next(t)
+	m := h.rec.Wait(t, hangGuard)
 	want := []bot.Attachment{
 		{Kind: bot.AttachImage, Name: "p1", Problem: "The picture is larger than the 1024-byte limit, so it was not downloaded."},
 		{Kind: bot.AttachImage, Name: "p1-2", Problem: "The picture could not be decrypted."},
 		{Kind: bot.AttachImage, Name: "p1-3", Problem: "The picture could not be downloaded within 100ms."},
 	}
-	if m.Text != "three pictures" || !sameAttachments(m.Attachments, want) {
+	if m.Text != "three pictures" || !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("message %q\n%+v\nwant %+v", m.Text, m.Attachments, want)
 	}
 	waitFinished(t, h.r.e, st.ID)
@@ -232,7 +187,7 @@ func TestWebhookMediaProblemsKeepTheText(t *testing.T) {
 // the message is fetched once and runs once.
 func TestWebhookRedeliveryDuringDownload(t *testing.T) {
 	h := newMediaHook(t, wecom.Fetcher{})
-	l, release, err := h.media.AddHeld(wecomtest.MediaFile{Key: h.key, Data: pngPixel})
+	l, release, err := h.media.AddHeld(wecomtest.MediaFile{Key: h.key, Data: intaketest.PNG})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +198,11 @@ func TestWebhookRedeliveryDuringDownload(t *testing.T) {
 			t.Fatalf("delivery %d answered %+v, want stream %s fetching", i, f, st.ID)
 		}
 	}
-	if n := h.rec.count(); n != 0 {
+	if n := h.rec.Count(); n != 0 {
 		t.Fatalf("%d messages reached intake before the download ended", n)
 	}
 	release()
-	if got := h.rec.next(t); got.Text != "once" || len(got.Attachments) != 1 {
+	if got := h.rec.Wait(t, hangGuard); got.Text != "once" || len(got.Attachments) != 1 {
 		t.Fatalf("message %+v", got)
 	}
 	waitFinished(t, h.r.e, st.ID)
@@ -255,7 +210,7 @@ func TestWebhookRedeliveryDuringDownload(t *testing.T) {
 	if again.ID != st.ID {
 		t.Fatalf("a delivery after the turn opened stream %s, want %s", again.ID, st.ID)
 	}
-	if got, gets, n := h.r.agent.Prompts(), h.media.Gets(l), h.rec.count(); !slices.Equal(got, []string{"once"}) || gets != 1 || n != 1 {
+	if got, gets, n := h.r.agent.Prompts(), h.media.Gets(l), h.rec.Count(); !slices.Equal(got, []string{"once"}) || gets != 1 || n != 1 {
 		t.Fatalf("prompts %q, downloads %d, received %d; want one each", got, gets, n)
 	}
 }
