@@ -1,6 +1,8 @@
 // Package wecom owns what WeCom (企业微信) channels share: the callback crypto
-// (signature, AES-256-CBC), the AI-bot callback and reply wire formats, and
-// response_url delivery; and, for now, the AI-bot webhook channel itself.
+// (signature, AES-256-CBC), the AI-bot callback and reply wire formats, the
+// content of a user message (the same JSON on the webhook and the long
+// connection), fetching and decrypting a message's files, and response_url
+// delivery. The channels themselves live in webhook and longconn.
 //
 // The protocol layer is deliberately free of bot logic: it verifies, decrypts
 // and parses what WeCom sends, and builds and encrypts what WeCom expects
