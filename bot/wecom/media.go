@@ -1,6 +1,7 @@
 package wecom
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -129,11 +130,16 @@ func (f Fetcher) download(ctx context.Context, url string) ([]byte, http.Header,
 		return nil, nil, errTooLarge
 	}
 	// One byte past the cap tells "exactly max" from "more"; nothing beyond
-	// it is read or kept.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
+	// it is read or kept. A known length is read into one buffer of that
+	// size (bytes.MinRead spare, so the last read does not grow it).
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1)); err != nil {
 		return nil, nil, downloadError(ctx, err)
 	}
+	body := buf.Bytes()
 	if int64(len(body)) > max {
 		return nil, nil, errTooLarge
 	}
