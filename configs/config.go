@@ -6,6 +6,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 )
@@ -199,7 +200,7 @@ func Default() *Config {
 		WeCom: WeComConfig{
 			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: webhook.DefaultStreamWindow},
 			App:   AppConfig{Path: "/wecom/app"},
-			Media: MediaConfig{Timeout: 30 * time.Second, MaxBytes: 20 << 20},
+			Media: MediaConfig{Timeout: wecom.DefaultMediaTimeout, MaxBytes: wecom.DefaultMediaMaxBytes},
 		},
 		Agent: AgentConfig{
 			Kind:            AgentCodex,

@@ -13,6 +13,6 @@ import (
 // wiring or a test double.
 func TestImportDirection(t *testing.T) {
 	housetest.Imports(t, "github.com/spf13/viper", "github.com/go-viper/mapstructure/v2", "go.yaml.in/yaml/v3",
-		"github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/bot", "github.com/wecodex/wecodex/bot/wecom/webhook",
+		"github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/bot", "github.com/wecodex/wecodex/bot/wecom", "github.com/wecodex/wecodex/bot/wecom/webhook",
 		"github.com/wecodex/wecodex/cards")
 }

@@ -1,6 +1,10 @@
 package configs
 
-import "time"
+import (
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+)
 
 // MediaConfig is the wecom.media.* section: how the AI-bot channels fetch
 // the pictures, files and videos of a message. WeCom's links live 5
@@ -13,10 +17,6 @@ type MediaConfig struct {
 	MaxBytes int64 `mapstructure:"max_bytes"`
 }
 
-// maxMediaBytes bounds wecom.media.max_bytes: a file is held in memory
-// until it is saved, once per message that brings one.
-const maxMediaBytes = 1 << 30
-
 func validateMedia(m MediaConfig, add func(key, format string, args ...any)) {
 	if m.Timeout <= 0 {
 		add("wecom.media.timeout", "must be a positive duration like 30s, not %s", m.Timeout)
@@ -24,7 +24,9 @@ func validateMedia(m MediaConfig, add func(key, format string, args ...any)) {
 	switch {
 	case m.MaxBytes <= 0:
 		add("wecom.media.max_bytes", "must be a positive number of bytes like 20971520 (20 MiB), not %d", m.MaxBytes)
-	case m.MaxBytes > maxMediaBytes:
-		add("wecom.media.max_bytes", "must be at most %d (1 GiB): each file is held in memory; not %d", int64(maxMediaBytes), m.MaxBytes)
+	case m.MaxBytes > bot.MaxAttachmentBytes:
+		// The bytes wait in Redis until the turn runs; the engine keeps
+		// none larger, so a higher cap would fetch files only to drop them.
+		add("wecom.media.max_bytes", "must be at most %d (20 MiB, what the engine keeps of one file), not %d", bot.MaxAttachmentBytes, m.MaxBytes)
 	}
 }

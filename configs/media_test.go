@@ -36,9 +36,9 @@ func TestMediaValidation(t *testing.T) {
 			{"wecom.media.timeout", "must be a positive duration like 30s, not 0s"},
 			{"wecom.media.max_bytes", "must be a positive number of bytes like 20971520 (20 MiB), not 0"},
 		}},
-		{MediaConfig{Timeout: -time.Second, MaxBytes: 2 << 30}, []Problem{
+		{MediaConfig{Timeout: -time.Second, MaxBytes: 20<<20 + 1}, []Problem{
 			{"wecom.media.timeout", "must be a positive duration like 30s, not -1s"},
-			{"wecom.media.max_bytes", "must be at most 1073741824 (1 GiB): each file is held in memory; not 2147483648"},
+			{"wecom.media.max_bytes", "must be at most 20971520 (20 MiB, what the engine keeps of one file), not 20971521"},
 		}},
 	} {
 		c := Default()

@@ -14,10 +14,11 @@ import (
 	"github.com/wecodex/wecodex/bot"
 )
 
-// Defaults of wecom.media.timeout and wecom.media.max_bytes.
+// Defaults of wecom.media.timeout and wecom.media.max_bytes: the size is
+// the engine's own cap, which a channel may go below, never above.
 const (
 	DefaultMediaTimeout  = 30 * time.Second
-	DefaultMediaMaxBytes = 20 << 20
+	DefaultMediaMaxBytes = bot.MaxAttachmentBytes
 )
 
 // MediaRef is one file a message points at: WeCom's link (encrypted, alive

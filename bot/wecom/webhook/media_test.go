@@ -176,7 +176,9 @@ func TestWebhookMediaProblemsKeepTheText(t *testing.T) {
 		t.Fatalf("message %q\n%+v\nwant %+v", m.Text, m.Attachments, want)
 	}
 	waitFinished(t, h.r.e, st.ID)
-	if got := h.r.agent.Prompts(); !slices.Equal(got, []string{"three pictures"}) {
+	// The turn runs the text, and the agent is told what did not come.
+	wantPrompt := "three pictures\n\nNot attached:\n- p1: " + want[0].Problem + "\n- p1-2: " + want[1].Problem + "\n- p1-3: " + want[2].Problem
+	if got := h.r.agent.Prompts(); !slices.Equal(got, []string{wantPrompt}) {
 		t.Fatalf("prompts %q", got)
 	}
 	h.noLinkInLogs(t)
