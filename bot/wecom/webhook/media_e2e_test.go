@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -49,28 +48,11 @@ func TestEnginePictureOverWebhook(t *testing.T) {
 	done := make(chan struct{})
 	go func() { _ = eng.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	hd, err := webhook.NewHandler(webhook.HandlerOptions{Token: hookToken, EncodingAESKey: hookAESKey, Streams: ch.Streams(eng), Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(hd)
-	media := wecomtest.NewMediaServer(nil)
-	t.Cleanup(func() { media.Close(); srv.Close(); hd.Close() })
-	sim, err := wecomtest.New(wecomtest.Config{URL: srv.URL, Token: hookToken, EncodingAESKey: hookAESKey, AIBotID: hookBotID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := wecom.DecodeAESKey(hookAESKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := serveWithMedia(t, ch.Streams(eng), wecom.Fetcher{}, log)
 	pic := codextest.Picture(t, 33)
-	l, err := media.Add(wecomtest.MediaFile{Data: pic, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := w.link(t, wecomtest.MediaFile{Data: pic})
 
-	stream, err := sim.Send(ctx, wecomtest.Message{MsgID: "mx-e2e", From: "alice", ChatID: "wrkChat1", MsgType: "mixed",
+	stream, err := w.sim.Send(ctx, wecomtest.Message{MsgID: "mx-e2e", From: "alice", ChatID: "wrkChat1", MsgType: "mixed",
 		Items: []wecomtest.Item{{Text: "@wecodex why is this red?"}, {ImageURL: l.URL}},
 		Quote: &wecomtest.Quote{Text: "CI is red on main"}})
 	if err != nil {
@@ -78,7 +60,7 @@ func TestEnginePictureOverWebhook(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, hangGuard)
 	defer wcancel()
-	final, err := sim.Follow(wctx, stream.ID, 20*time.Millisecond, nil)
+	final, err := w.sim.Follow(wctx, stream.ID, 20*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

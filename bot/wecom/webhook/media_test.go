@@ -38,9 +38,17 @@ func newMediaHook(t *testing.T, f wecom.Fetcher) *mediaHook {
 	r.run(t)
 	rec := intaketest.New(r.e.Engine)
 	logs := &testenv.LogBuffer{}
+	w := serveWithMedia(t, r.e.ch.Streams(rec), f, slog.New(slog.NewTextHandler(logs, nil)))
+	w.r, w.rec, w.logs = r, rec, logs
+	return w
+}
+
+// serveWithMedia serves the webhook in front of streams, played by the
+// simulator, with WeCom's media server beside it.
+func serveWithMedia(t *testing.T, streams webhook.Streams, f wecom.Fetcher, log *slog.Logger) *mediaHook {
+	t.Helper()
 	h, err := webhook.NewHandler(webhook.HandlerOptions{
-		Token: hookToken, EncodingAESKey: hookAESKey, Streams: r.e.ch.Streams(rec),
-		Logger: slog.New(slog.NewTextHandler(logs, nil)), Media: f,
+		Token: hookToken, EncodingAESKey: hookAESKey, Streams: streams, Logger: log, Media: f,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +64,7 @@ func newMediaHook(t *testing.T, f wecom.Fetcher) *mediaHook {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &mediaHook{r: r, rec: rec, sim: sim, media: media, logs: logs, key: key}
+	return &mediaHook{sim: sim, media: media, key: key}
 }
 
 // link serves f encrypted with the bot's key, as WeCom does for the webhook.
