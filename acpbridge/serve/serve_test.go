@@ -390,15 +390,12 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 	if err := <-decideCtxDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("decision context ended with %v; want Canceled", err)
 	}
-	// Codex may start the command item before or after it hears the
-	// answer, so the tool call and the decision have no fixed order.
+	// The agent answered "cancelled" itself but writes no line for it: the
+	// PermissionFunc (bot's, in production) reports every decision, so the
+	// card shows it once.
 	got := answerKinds(rec)
-	if len(got) > 1 {
-		slices.Sort(got[1:])
-	}
 	if want := []string{
 		"thought: I need to touch a file outside.",
-		"notice warning: cancelled: /bin/bash -c 'touch /tmp/wecodex-never-created'",
 		"tool_call: /bin/bash -c 'touch /tmp/wecodex-never-created' [execute] in_progress",
 	}; !slices.Equal(got, want) {
 		t.Errorf("updates\n got %q\nwant %q\n all %q", got, want, rec.Lines())
