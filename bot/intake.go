@@ -74,8 +74,8 @@ func (q queued) reply(state ReplyState, text string) Reply {
 // A message whose ID was seen before returns the same reply; it never starts
 // a second turn.
 func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
-	if m.ID == "" || m.User == "" || (m.ChatType != ChatSingle && m.ChatType != ChatGroup) {
-		return Receipt{}, errors.New("receive message: it has no id, no user or no chat type (single or group)")
+	if m.ID == "" || m.User == "" || !knownChat(m.ChatType) {
+		return Receipt{}, errors.New("receive message: it has no id, no user or no chat type (single, group or app)")
 	}
 	if want := conversationOf(m); m.Conversation != want {
 		return Receipt{}, fmt.Errorf("receive message %s: conversation %q, want %q (bot.ConversationKey of its chat type and id)", m.ID, m.Conversation, want)

@@ -5,12 +5,15 @@ import (
 	"unicode"
 )
 
-// ChatType says whether a message came from a one-to-one or a group chat.
+// ChatType says whether a message came from a one-to-one or a group chat,
+// or from a self-built app (1:1 with the app, a conversation apart from the
+// same user's 1:1 chat with the AI bot).
 type ChatType string
 
 const (
 	ChatSingle ChatType = "single"
 	ChatGroup  ChatType = "group"
+	ChatApp    ChatType = "app"
 )
 
 // Message is one user message as the platform layer hands it to the engine.
@@ -51,6 +54,9 @@ type Message struct {
 // namespace keeps a group whose chat id equals a user id out of that user's
 // session, history and workspace.
 func ConversationKey(chat ChatType, id string) string { return string(chat) + ":" + id }
+
+// knownChat reports whether c is one of the chat types above.
+func knownChat(c ChatType) bool { return c == ChatSingle || c == ChatGroup || c == ChatApp }
 
 // conversationOf is the key m's chat type and ids give.
 func conversationOf(m Message) string {

@@ -385,7 +385,8 @@ func (s *scheduler) showPositions(ctx context.Context, conv string) {
 // it were bare user or chat ids, which cannot tell a user from a group with
 // the same id.
 func namespaced(conv string) bool {
-	return strings.HasPrefix(conv, string(ChatSingle)+":") || strings.HasPrefix(conv, string(ChatGroup)+":")
+	kind, _, ok := strings.Cut(conv, ":")
+	return ok && knownChat(ChatType(kind))
 }
 
 // showWaiting updates a waiting message's reply on its channel.
