@@ -68,6 +68,15 @@ const (
 	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
 	// token is refreshed before WeCom stops accepting it.
 	AppTokenMargin = 5 * time.Minute
+	// AppCardTTL: a self-built app's progress card can be updated with its
+	// response_code for 72 hours (WeCom, update_template_card); a turn ends
+	// long before, and the record outlives the turn only to refuse a second
+	// update.
+	AppCardTTL = 72 * time.Hour
+	// AppPaceTTL: the app's send reservations of a user are needed for
+	// WeCom's longest window (1 000 messages an hour); each reservation
+	// renews them.
+	AppPaceTTL = 2 * time.Hour
 )
 
 // Keys builds the Redis keys under one prefix.
@@ -157,8 +166,37 @@ func (k Keys) AppToken(corpID, agentID string) string {
 }
 
 // Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
-// its own keys (and sets their TTLs) for the app's access token.
-func (k Keys) Cache(name string) string { return k.prefix + "cache:" + name }
+// its own keys (and sets their TTLs) for the app's access token. It shares
+// CacheFill's hash tag, for the script that stores one and frees the other.
+func (k Keys) Cache(name string) string { return k.prefix + "{cache:" + name + "}" }
+
+// CacheFill is held by the replica that fetches the value of Cache(name)
+// (the app's access token) while it does, so the other replicas wait for
+// that value instead of fetching their own. TTL: the fetch's bound, given by
+// the caller.
+func (k Keys) CacheFill(name string) string { return k.Cache(name) + ":fill" }
+
+// AppPace is the sorted set of a self-built app's message/send times to one
+// user (score unix ms), reserved ahead so every replica keeps within WeCom's
+// per-user rate; AppPaceSeq numbers the members. They share a hash tag, for
+// the one script that touches both. TTL AppPaceTTL.
+func (k Keys) AppPace(agentID, userID string) string { return k.appPace(agentID, userID) + ":sends" }
+
+// AppPaceSeq: see AppPace.
+func (k Keys) AppPaceSeq(agentID, userID string) string { return k.appPace(agentID, userID) + ":seq" }
+
+func (k Keys) appPace(agentID, userID string) string {
+	return k.prefix + "{app:" + agentID + ":" + userID + "}:pace"
+}
+
+// AppCard holds the response_code of a reply stream's progress card, taken
+// (deleted) by the one update it allows. TTL AppCardTTL.
+func (k Keys) AppCard(streamID string) string { return k.prefix + "app:card:" + streamID }
+
+// AppFinished is set once a reply stream's end (the card update and the
+// answer) went out, so a lost turn's failure, shown on another replica, is
+// never sent after it or twice. TTL AppCardTTL.
+func (k Keys) AppFinished(streamID string) string { return k.prefix + "app:finished:" + streamID }
 
 // Holder is the long connection's holder lease for a bot: a hash {token,
 // replica}. TTL HolderTTL, renewed every HolderRenewEvery.

@@ -28,7 +28,12 @@ func TestKeysLayout(t *testing.T) {
 		{k.Phase("th", "it"), "wx:phase:th:it"},
 		{k.Frame("s1"), "wx:frame:s1"},
 		{k.AppToken("ww1", "1000002"), "wx:wecom:app:token:ww1:1000002"},
-		{k.Cache("qywx_token"), "wx:cache:qywx_token"},
+		{k.Cache("qywx_token"), "wx:{cache:qywx_token}"},
+		{k.CacheFill("qywx_token"), "wx:{cache:qywx_token}:fill"},
+		{k.AppPace("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:sends"},
+		{k.AppPaceSeq("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:seq"},
+		{k.AppCard("s1"), "wx:app:card:s1"},
+		{k.AppFinished("s1"), "wx:app:finished:s1"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("key %q, want %q", tc.got, tc.want)
