@@ -59,24 +59,24 @@ func NewAppCallbacks(cfg AppConfig) (*AppCallbacks, error) {
 // AppMessage is one callback's fields, with WeCom's XML names (DOC 90239,
 // 90240). Zero fields are left out; MsgID 0 on a message gets a fresh id.
 type AppMessage struct {
-	XMLName      xml.Name `xml:"xml"`
-	ToUserName   appCDATA    `xml:"ToUserName"`
-	FromUserName appCDATA    `xml:"FromUserName"`
-	CreateTime   int64    `xml:"CreateTime"`
-	MsgType      appCDATA    `xml:"MsgType"`
-	Content      *appCDATA   `xml:"Content,omitempty"`
-	PicURL       *appCDATA   `xml:"PicUrl,omitempty"`
-	MediaID      *appCDATA   `xml:"MediaId,omitempty"`
-	Format       *appCDATA   `xml:"Format,omitempty"`
-	Recognition  *appCDATA   `xml:"Recognition,omitempty"`
-	FileName     *appCDATA   `xml:"FileName,omitempty"`
-	Event        *appCDATA   `xml:"Event,omitempty"`
-	EventKey     *appCDATA   `xml:"EventKey,omitempty"`
-	TaskID       *appCDATA   `xml:"TaskId,omitempty"`
-	CardType     *appCDATA   `xml:"CardType,omitempty"`
-	ResponseCode *appCDATA   `xml:"ResponseCode,omitempty"`
-	MsgID        int64    `xml:"MsgId,omitempty"`
-	AgentID      int64    `xml:"AgentID"`
+	XMLName      xml.Name  `xml:"xml"`
+	ToUserName   appCDATA  `xml:"ToUserName"`
+	FromUserName appCDATA  `xml:"FromUserName"`
+	CreateTime   int64     `xml:"CreateTime"`
+	MsgType      appCDATA  `xml:"MsgType"`
+	Content      *appCDATA `xml:"Content,omitempty"`
+	PicURL       *appCDATA `xml:"PicUrl,omitempty"`
+	MediaID      *appCDATA `xml:"MediaId,omitempty"`
+	Format       *appCDATA `xml:"Format,omitempty"`
+	Recognition  *appCDATA `xml:"Recognition,omitempty"`
+	FileName     *appCDATA `xml:"FileName,omitempty"`
+	Event        *appCDATA `xml:"Event,omitempty"`
+	EventKey     *appCDATA `xml:"EventKey,omitempty"`
+	TaskID       *appCDATA `xml:"TaskId,omitempty"`
+	CardType     *appCDATA `xml:"CardType,omitempty"`
+	ResponseCode *appCDATA `xml:"ResponseCode,omitempty"`
+	MsgID        int64     `xml:"MsgId,omitempty"`
+	AgentID      int64     `xml:"AgentID"`
 }
 
 type appCDATA struct {
@@ -166,9 +166,9 @@ func (a *AppCallbacks) Seal(plain []byte) ([]byte, url.Values, error) {
 	nonce := hex.EncodeToString(appRandom(5))
 	env := struct {
 		XMLName    xml.Name `xml:"xml"`
-		ToUserName appCDATA    `xml:"ToUserName"`
-		AgentID    appCDATA    `xml:"AgentID"`
-		Encrypt    appCDATA    `xml:"Encrypt"`
+		ToUserName appCDATA `xml:"ToUserName"`
+		AgentID    appCDATA `xml:"AgentID"`
+		Encrypt    appCDATA `xml:"Encrypt"`
 	}{ToUserName: appCDATA{a.cfg.CorpID}, AgentID: appCDATA{strconv.FormatInt(a.cfg.AgentID, 10)}, Encrypt: appCDATA{enc}}
 	body, err := xml.Marshal(env)
 	if err != nil {
