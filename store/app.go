@@ -121,24 +121,19 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return at
 `)
 
-// SendLimits are a platform's per-recipient message rates.
-type SendLimits struct {
-	PerMinute, PerHour int
-	// Margin widens each window, for clock differences.
-	Margin time.Duration
-}
-
 // ReserveSend reserves a message/send of the app agentID to user: it
 // returns when to send, now or later, so that every replica together keeps
-// within limits. A reservation is never given back: a send that failed
-// still counts, which errs on the side of WeCom's silent drops.
-func (s *Store) ReserveSend(ctx context.Context, agentID, user string, now time.Time, limits SendLimits) (time.Time, error) {
-	if limits.PerMinute <= 0 || limits.PerHour <= 0 {
-		return time.Time{}, fmt.Errorf("reserve a send to %s: limits %d/min, %d/h must be positive", user, limits.PerMinute, limits.PerHour)
+// within perMinute sends a minute and perHour an hour, each window widened
+// by margin for clock differences. A reservation is never given back: a
+// send that failed still counts, which errs on the side of WeCom's silent
+// drops.
+func (s *Store) ReserveSend(ctx context.Context, agentID, user string, now time.Time, perMinute, perHour int, margin time.Duration) (time.Time, error) {
+	if perMinute <= 0 || perHour <= 0 {
+		return time.Time{}, fmt.Errorf("reserve a send to %s: limits %d/min, %d/h must be positive", user, perMinute, perHour)
 	}
 	keys := []string{s.keys.AppPace(agentID, user), s.keys.AppPaceSeq(agentID, user)}
-	ms, err := reserveSend.Run(ctx, s.client, keys, now.UnixMilli(), limits.PerMinute, limits.PerHour,
-		limits.Margin.Milliseconds(), AppPaceTTL.Milliseconds()).Int64()
+	ms, err := reserveSend.Run(ctx, s.client, keys, now.UnixMilli(), perMinute, perHour,
+		margin.Milliseconds(), AppPaceTTL.Milliseconds()).Int64()
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reserve a send to %s: %w", user, err)
 	}
@@ -173,4 +168,14 @@ func (s *Store) ClaimFinish(ctx context.Context, streamID string) (bool, error) 
 		return false, fmt.Errorf("claim the end of %s: %w", streamID, err)
 	}
 	return ok, nil
+}
+
+// CardOpen reports whether the stream's progress card still waits for its
+// update: the turn has not ended.
+func (s *Store) CardOpen(ctx context.Context, streamID string) (bool, error) {
+	n, err := s.client.Exists(ctx, s.keys.AppCard(streamID)).Result()
+	if err != nil {
+		return false, fmt.Errorf("look up the card of %s: %w", streamID, err)
+	}
+	return n == 1, nil
 }

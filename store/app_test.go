@@ -62,11 +62,10 @@ func TestReserveSend(t *testing.T) { forEachBackend(t, testReserveSend) }
 func testReserveSend(t *testing.T, s *Store) {
 	ctx := context.Background()
 	t0 := time.UnixMilli(1_800_000_000_000)
-	lim := SendLimits{PerMinute: 3, PerHour: 5, Margin: time.Second}
 	user := "u-" + t.Name()
 	var got []time.Duration
 	for range 6 {
-		at, err := s.ReserveSend(ctx, "1000002", user, t0, lim)
+		at, err := s.ReserveSend(ctx, "1000002", user, t0, 3, 5, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,10 +78,10 @@ func testReserveSend(t *testing.T, s *Store) {
 		}
 	}
 	// Another user has a budget of their own.
-	if at, err := s.ReserveSend(ctx, "1000002", user+"-other", t0, lim); err != nil || !at.Equal(t0) {
+	if at, err := s.ReserveSend(ctx, "1000002", user+"-other", t0, 3, 5, time.Second); err != nil || !at.Equal(t0) {
 		t.Fatalf("other user's first send at %v (%v), want now", at, err)
 	}
-	if _, err := s.ReserveSend(ctx, "1000002", user, t0, SendLimits{}); err == nil {
+	if _, err := s.ReserveSend(ctx, "1000002", user, t0, 0, 0, 0); err == nil {
 		t.Fatal("zero limits accepted")
 	}
 }
@@ -92,8 +91,14 @@ func TestAppCardCode(t *testing.T) { forEachBackend(t, testAppCardCode) }
 func testAppCardCode(t *testing.T, s *Store) {
 	ctx := context.Background()
 	stream := "s-" + t.Name()
+	if open, err := s.CardOpen(ctx, stream); err != nil || open {
+		t.Fatalf("card open before it was sent: %v %v", open, err)
+	}
 	if err := s.SaveCardCode(ctx, stream, "RC1"); err != nil {
 		t.Fatal(err)
+	}
+	if open, err := s.CardOpen(ctx, stream); err != nil || !open {
+		t.Fatalf("card open after it was sent: %v %v", open, err)
 	}
 	if c, err := s.TakeCardCode(ctx, stream); err != nil || c != "RC1" {
 		t.Fatalf("take = %q %v", c, err)
