@@ -1,0 +1,241 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/silenceper/wechat/v2/credential"
+	"github.com/silenceper/wechat/v2/util"
+	"github.com/silenceper/wechat/v2/work"
+	workconfig "github.com/silenceper/wechat/v2/work/config"
+	"github.com/silenceper/wechat/v2/work/material"
+	"github.com/silenceper/wechat/v2/work/message"
+
+	"github.com/wecodex/wecodex/cards"
+)
+
+// DefaultAPIBase is WeCom's API host, which every silenceper URL names.
+const DefaultAPIBase = "https://qyapi.weixin.qq.com"
+
+// Errcodes that mean the access token is no longer good: drop it, fetch a
+// new one and try once more (WECOM-PROTOCOL.md §F.4).
+const (
+	errcodeInvalidToken = 40014
+	errcodeExpiredToken = 42001
+)
+
+// APIError is an app API call WeCom answered with a non-zero errcode.
+type APIError struct {
+	Op      string
+	Errcode int64
+	Errmsg  string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("wecom app %s: errcode %d: %s", e.Op, e.Errcode, e.Errmsg)
+}
+
+// tokenRefused reports whether err says the access token was refused.
+func tokenRefused(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && (e.Errcode == errcodeInvalidToken || e.Errcode == errcodeExpiredToken)
+}
+
+// secretInURL finds the access token and secret that silenceper's errors
+// carry inside the URLs they quote.
+var secretInURL = regexp.MustCompile(`(access_token|corpsecret)=[^&\s"']*`)
+
+// scrub is err with any token or secret in its text replaced, so it may be
+// logged; nil stays nil.
+func scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *APIError
+	if errors.As(err, &e) {
+		return err // built by us from errcode and errmsg only
+	}
+	return errors.New(secretInURL.ReplaceAllString(err.Error(), "$1=REDACTED"))
+}
+
+// configureHTTP sets silenceper's process-wide HTTP client, which has no
+// timeout of its own, and points every URL it builds at base. Both are
+// package variables of silenceper's: one app per process.
+func configureHTTP(base string, timeout time.Duration) {
+	util.DefaultHTTPClient = &http.Client{Timeout: timeout}
+	base = strings.TrimSuffix(base, "/")
+	if base == DefaultAPIBase {
+		util.SetURIModifier(nil)
+		return
+	}
+	util.SetURIModifier(func(uri string) string {
+		if rest, ok := strings.CutPrefix(uri, DefaultAPIBase); ok {
+			return base + rest
+		}
+		return uri
+	})
+}
+
+// api is the app's outbound side: silenceper's work client for the token,
+// message/send and media, and our own requests where it has none.
+type api struct {
+	corpID  string
+	agentID int64
+	tokens  credential.AccessTokenContextHandle
+	cache   *tokenCache
+	message *message.Client
+	media   *material.Client
+	log     *slog.Logger
+}
+
+func newAPI(corpID, secret string, agentID int64, tc *tokenCache, log *slog.Logger) (*api, error) {
+	w := work.NewWork(&workconfig.Config{CorpID: corpID, CorpSecret: secret, AgentID: fmt.Sprint(agentID), Cache: tc})
+	// NewWork's handle is a *WorkAccessToken, which takes a context.
+	tokens, ok := w.GetContext().AccessTokenHandle.(credential.AccessTokenContextHandle)
+	if !ok {
+		return nil, errors.New("wecom app: silenceper's access token handle takes no context")
+	}
+	return &api{corpID: corpID, agentID: agentID, tokens: tokens, cache: tc,
+		message: w.GetMessage(), media: w.GetMaterial(), log: log}, nil
+}
+
+// withToken runs call with the access token; when WeCom refuses the token
+// it is dropped, a new one fetched and call run once more. The error names
+// op and carries no token.
+func (a *api) withToken(ctx context.Context, op string, call func(token string) error) error {
+	for try := 0; ; try++ {
+		tok, err := a.tokens.GetAccessTokenContext(ctx)
+		if err != nil {
+			a.cache.fetchFailed(context.WithoutCancel(ctx))
+			return fmt.Errorf("wecom app %s: get the access token: %w", op, scrub(err))
+		}
+		err = call(tok)
+		if try > 0 || !tokenRefused(err) {
+			if err != nil {
+				return fmt.Errorf("wecom app %s: %w", op, scrub(err))
+			}
+			return nil
+		}
+		a.log.Info("access token refused; fetching a new one", "op", op, "errcode", errcodeOf(err))
+		if err := a.cache.refused(ctx, tok); err != nil {
+			return fmt.Errorf("wecom app %s: drop the refused access token: %w", op, err)
+		}
+	}
+}
+
+func errcodeOf(err error) int64 {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.Errcode
+	}
+	return 0
+}
+
+// apiError turns silenceper's CommonError into ours.
+func apiError(op string, err error) error {
+	var ce *util.CommonError
+	if errors.As(err, &ce) {
+		return &APIError{Op: op, Errcode: ce.ErrCode, Errmsg: ce.ErrMsg}
+	}
+	return err
+}
+
+// sendHead is message/send's common part with agentid as the number WeCom
+// type-checks for (silenceper's SendRequestCommon makes it a string).
+type sendHead struct {
+	ToUser  string `json:"touser"`
+	MsgType string `json:"msgtype"`
+	AgentID int64  `json:"agentid"`
+}
+
+type markdownSend struct {
+	sendHead
+	Markdown struct {
+		Content string `json:"content"`
+	} `json:"markdown"`
+}
+
+type cardSend struct {
+	sendHead
+	TemplateCard cards.TemplateCard `json:"template_card"`
+}
+
+// sendMarkdown sends one markdown message to user.
+func (a *api) sendMarkdown(ctx context.Context, user, content string) error {
+	m := markdownSend{sendHead: sendHead{ToUser: user, MsgType: "markdown", AgentID: a.agentID}}
+	m.Markdown.Content = content
+	_, err := a.send(ctx, "send markdown", m)
+	return err
+}
+
+// sendCard sends a template card to user and returns its response_code,
+// which updates it once.
+func (a *api) sendCard(ctx context.Context, user string, tc cards.TemplateCard) (string, error) {
+	return a.send(ctx, "send template card", cardSend{sendHead: sendHead{ToUser: user, MsgType: "template_card", AgentID: a.agentID}, TemplateCard: tc})
+}
+
+func (a *api) send(ctx context.Context, op string, body any) (string, error) {
+	var code string
+	err := a.withToken(ctx, op, func(string) error {
+		resp, err := a.message.Send(op, body)
+		if err != nil {
+			return apiError(op, err)
+		}
+		if resp.InvalidUser != "" {
+			return &APIError{Op: op, Errcode: 81013, Errmsg: "receiver not in the app's visible range"}
+		}
+		code = resp.ResponseCode
+		return nil
+	})
+	return code, err
+}
+
+// cardUpdate is update_template_card's body (missing from silenceper).
+type cardUpdate struct {
+	UserIDs      []string           `json:"userids"`
+	AgentID      int64              `json:"agentid"`
+	ResponseCode string             `json:"response_code"`
+	TemplateCard cards.TemplateCard `json:"template_card"`
+}
+
+// updateCard replaces user's card that responseCode names with tc. The code
+// works once: a refused update is not retried with it.
+func (a *api) updateCard(ctx context.Context, user, responseCode string, tc cards.TemplateCard) error {
+	body := cardUpdate{UserIDs: []string{user}, AgentID: a.agentID, ResponseCode: responseCode, TemplateCard: tc}
+	const op = "update template card"
+	return a.withToken(ctx, op, func(tok string) error {
+		raw, err := util.PostJSONContext(ctx, DefaultAPIBase+"/cgi-bin/message/update_template_card?access_token="+tok, body)
+		if err != nil {
+			return err
+		}
+		var r util.CommonError
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("answer is not JSON: %w", err)
+		}
+		if r.ErrCode != 0 {
+			return &APIError{Op: op, Errcode: r.ErrCode, Errmsg: r.ErrMsg}
+		}
+		return nil
+	})
+}
+
+// fetchMedia downloads an inbound picture, voice or file by its MediaId.
+func (a *api) fetchMedia(ctx context.Context, mediaID string) ([]byte, error) {
+	var data []byte
+	err := a.withToken(ctx, "get media", func(string) error {
+		b, err := a.media.GetTempFile(mediaID)
+		if err != nil {
+			return apiError("get media", err)
+		}
+		data = b
+		return nil
+	})
+	return data, err
+}

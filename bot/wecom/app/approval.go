@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
+)
+
+// Approval button keys are "appr:<id>:<verb>"; the replacement card's only
+// button has verb "done", which decides nothing when clicked again.
+const (
+	keyApproval = "appr:"
+	verbDone    = "done"
+)
+
+var verbs = map[string]bot.Verdict{"approve": bot.VerdictApprove, "always": bot.VerdictAlways, "deny": bot.VerdictDeny}
+
+// AskApproval sends the approval card (approve / always / deny) to the
+// requester. When it cannot be sent the text commands still work, and the
+// status line says so.
+func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
+	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
+	user := userOf(a.Conversation)
+	if err := c.pace.wait(ctx, user); err != nil {
+		return text
+	}
+	if _, err := c.api.sendCard(ctx, user, approvalCard(a)); err != nil {
+		c.log.Warn("send the approval card; the text commands still work", "conv", a.Conversation, "approval", a.ID, "err", err)
+		return text
+	}
+	return "tap a button on the approval card, or " + text
+}
+
+// ApprovalDecided changes nothing: a click is answered by its passive
+// reply, and the progress card says how the turn ended.
+func (c *Channel) ApprovalDecided(context.Context, bot.ApprovalAsk, bot.ApprovalDecision) {}
+
+func approvalCard(a bot.ApprovalAsk) cards.TemplateCard {
+	id := strconv.FormatInt(a.ID, 10)
+	key := func(verb string) string { return keyApproval + id + ":" + verb }
+	return cards.TemplateCard{
+		CardType:     "button_interaction",
+		Source:       &cards.CardSource{Desc: "wecodex"},
+		MainTitle:    cards.CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.Requester + " or an admin"},
+		SubTitleText: cutRunes(a.What, 160),
+		ButtonList: []cards.CardButton{
+			{Text: "Approve", Style: 1, Key: key("approve")},
+			{Text: "Always", Style: 2, Key: key("always")},
+			{Text: "Deny", Style: 3, Key: key("deny")},
+		},
+		TaskID: "wxappr_" + id + "_" + randomHex(6),
+	}
+}
+
+// Decider records a click's decision; *bot.Engine implements it.
+type Decider interface {
+	Decide(ctx context.Context, conv, user string, id int64, v bot.Verdict) (bot.Decided, error)
+}
+
+// decideClick decides the request an approval button names and returns the
+// card that replaces the clicked one; ok is false for a key that is not an
+// approval button's.
+func decideClick(ctx context.Context, d Decider, cb Callback) (card cards.TemplateCard, ok bool, err error) {
+	rest, isAppr := strings.CutPrefix(cb.EventKey, keyApproval)
+	idText, verb, _ := strings.Cut(rest, ":")
+	id, perr := strconv.ParseInt(idText, 10, 64)
+	if !isAppr || perr != nil || id <= 0 {
+		return cards.TemplateCard{}, false, nil
+	}
+	title, text := "Decided", fmt.Sprintf("#%d was decided already.", id)
+	if v, known := verbs[verb]; known {
+		r, err := d.Decide(ctx, bot.ConversationKey(bot.ChatApp, cb.User), cb.User, id, v)
+		if err != nil {
+			return cards.TemplateCard{}, true, err
+		}
+		title, text = outcomeTitle(r), r.Text
+	}
+	return cards.TemplateCard{
+		CardType:     "button_interaction",
+		MainTitle:    cards.CardMainTitle{Title: title},
+		SubTitleText: cutRunes(text, 160),
+		ButtonList:   []cards.CardButton{{Text: cutRunes(title, 10), Style: 4, Key: keyApproval + idText + ":" + verbDone}},
+		TaskID:       cb.TaskID,
+	}, true, nil
+}
+
+// outcomeTitle is the replacement card's title.
+func outcomeTitle(r bot.Decided) string {
+	switch r.Outcome {
+	case bot.NotYours:
+		return "Not yours to decide"
+	case bot.NothingDecided:
+		return "Not waiting"
+	}
+	switch r.Decision.Verdict {
+	case bot.VerdictApprove, bot.VerdictAlways:
+		return "Approved by " + r.Decision.By
+	case bot.VerdictDeny:
+		return "Declined by " + r.Decision.By
+	case bot.VerdictTimeout:
+		return "Timed out"
+	}
+	return "Cancelled"
+}
+
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
