@@ -80,7 +80,7 @@ type AppMessage struct {
 }
 
 type appCDATA struct {
-	Text string `xml:",appCDATA"`
+	Text string `xml:",cdata"`
 }
 
 func appField(s string) *appCDATA {

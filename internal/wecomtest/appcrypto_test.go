@@ -76,3 +76,29 @@ func TestAppCryptoMatchesOpenSSLVectors(t *testing.T) {
 		})
 	}
 }
+
+// A sealed callback is WeCom's envelope, CDATA and all, and opens back to
+// the plaintext with the corp id as receive id.
+func TestAppSealEnvelope(t *testing.T) {
+	v := loadAppVectors(t)[0]
+	a, err := NewAppCallbacks(AppConfig{CorpID: v.corpID, AgentID: 1000002, Token: v.token, EncodingAESKey: v.aesKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, q, err := a.Seal(v.message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(body)
+	const head = "<xml><ToUserName><![CDATA[ww0123456789abcdef]]></ToUserName><AgentID><![CDATA[1000002]]></AgentID><Encrypt><![CDATA["
+	if !strings.HasPrefix(s, head) || !strings.HasSuffix(s, "]]></Encrypt></xml>") {
+		t.Fatalf("envelope %s", s)
+	}
+	enc := strings.TrimSuffix(strings.TrimPrefix(s, head), "]]></Encrypt></xml>")
+	if q.Get("msg_signature") != a.crypto.sign(q.Get("timestamp"), q.Get("nonce"), enc) {
+		t.Fatal("signature does not cover the Encrypt")
+	}
+	if got, err := a.crypto.decrypt(enc); err != nil || string(got) != string(v.message) {
+		t.Fatalf("decrypt = %q %v", got, err)
+	}
+}
