@@ -96,6 +96,7 @@ type replica struct {
 	engine *bot.Engine
 	cb     *wecomtest.AppCallbacks
 	root   string
+	url    string
 }
 
 func (r *rig) replica(t *testing.T, h *codextest.Harness, ask bool) *replica {
@@ -125,7 +126,7 @@ func (r *rig) replica(t *testing.T, h *codextest.Harness, ask bool) *replica {
 	done := make(chan struct{})
 	go func() { _ = engine.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &replica{ch: ch, engine: engine, cb: callbacks(t, srv.URL), root: root}
+	return &replica{ch: ch, engine: engine, cb: callbacks(t, srv.URL), root: root, url: srv.URL}
 }
 
 func callbacks(t *testing.T, url string) *wecomtest.AppCallbacks {
