@@ -116,7 +116,13 @@ type AppConfig struct {
 	Token          string `mapstructure:"token"`
 	EncodingAESKey string `mapstructure:"encoding_aes_key"`
 	Path           string `mapstructure:"path"`
+	// APIBase is where the app API (qyapi) is; private deployments and
+	// tests override WeCom's.
+	APIBase string `mapstructure:"api_base"`
 }
+
+// DefaultAppAPIBase is WeCom's app API host (wecom.app.api_base).
+const DefaultAppAPIBase = "https://qyapi.weixin.qq.com"
 
 // Agent kinds (agent.kind) and approval answers (agent.approval). The
 // answers that pick a fixed decision are acpbridge's (its Policy gives them
@@ -199,7 +205,7 @@ func Default() *Config {
 		Redis:  RedisConfig{Prefix: "wecodex:"},
 		WeCom: WeComConfig{
 			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: webhook.DefaultStreamWindow},
-			App:   AppConfig{Path: "/wecom/app"},
+			App:   AppConfig{Path: "/wecom/app", APIBase: DefaultAppAPIBase},
 			Media: MediaConfig{Timeout: wecom.DefaultMediaTimeout, MaxBytes: wecom.DefaultMediaMaxBytes},
 		},
 		Agent: AgentConfig{

@@ -299,6 +299,9 @@ func TestValidate(t *testing.T) {
 			{"wecom.app.encoding_aes_key", "required for the self-built app (set all of wecom.app.corp_id, agent_id, secret, token, encoding_aes_key, or none)"},
 			{"wecom.app.agent_id", `must be the app's numeric AgentId, not "x1"`},
 		}},
+		{"app api_base must be an http(s) base URL", func(c *Config) {
+			c.WeCom.App = AppConfig{CorpID: "ww1", AgentID: "1000002", Secret: "s", Token: "t", EncodingAESKey: validKey, Path: "/app", APIBase: "qyapi.weixin.qq.com/cgi-bin"}
+		}, []Problem{{"wecom.app.api_base", `must be an http:// or https:// base URL like https://qyapi.weixin.qq.com, not "qyapi.weixin.qq.com/cgi-bin"`}}},
 		{"complete app", func(c *Config) {
 			c.WeCom.App = AppConfig{CorpID: "ww1", AgentID: "1000002", Secret: "s", Token: "t", EncodingAESKey: validKey, Path: "/app"}
 		}, nil},

@@ -170,6 +170,9 @@ func (c *Config) Validate() error {
 		required("wecom.app.secret", a.Secret, all)
 		required("wecom.app.token", a.Token, all)
 		required("wecom.app.encoding_aes_key", a.EncodingAESKey, all)
+		if u, err := url.Parse(a.APIBase); a.APIBase != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/")) {
+			add("wecom.app.api_base", "must be an http:// or https:// base URL like %s, not %q", DefaultAppAPIBase, a.APIBase)
+		}
 		if a.AgentID != "" && strings.Trim(a.AgentID, "0123456789") != "" {
 			add("wecom.app.agent_id", "must be the app's numeric AgentId, not %q", a.AgentID)
 		}
