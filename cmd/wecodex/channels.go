@@ -63,6 +63,7 @@ func configuredChannels(cfg *configs.Config, env channelEnv) ([]*channel, error)
 	var chans []*channel
 	for _, build := range []channelConstructor{
 		aibotChannel,
+		appChannel,
 	} {
 		ch, err := build(cfg, env)
 		if err != nil {

@@ -16,7 +16,7 @@ func cmdCheckConfig(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	f.explicit = true // check the file named (or the default), never fall back
-	_, warns, _, err := loadConfig(f, true)
+	_, warns, _, err := loadConfig(f)
 	printWarnings(stderr, warns)
 	var ps configs.Problems
 	switch {

@@ -12,7 +12,7 @@ import (
 // cmdCodexACP runs runCodexACP (codexacp.go) with the process's stdio. Logs go
 // to stderr because stdout carries the protocol.
 func cmdCodexACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	lc, code, ok := loadValidConfig("codex-acp", args, false, stderr)
+	lc, code, ok := loadValidConfig("codex-acp", args, stderr)
 	if !ok {
 		return code
 	}

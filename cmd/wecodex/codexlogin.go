@@ -19,7 +19,7 @@ import (
 // stop it: an admin can log Codex in before WeCom is set up.
 func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, rest := splitConfigFlag(args)
-	cfg, _, path, err := loadConfig(f, false)
+	cfg, _, path, err := loadConfig(f)
 	if err = agentProblems(cfg, err); err != nil {
 		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
 		return exitError

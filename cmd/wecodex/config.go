@@ -12,9 +12,8 @@ import (
 // loadConfig loads and checks the config file (configs.Check). When --config
 // was not given and the default file is missing (wecodex run from another
 // directory), it falls back to the defaults and the environment rather than
-// refusing to start. With serving, what this build cannot serve is a problem
-// too.
-func loadConfig(f configFlags, serving bool) (*configs.Config, []configs.Warning, string, error) {
+// refusing to start.
+func loadConfig(f configFlags) (*configs.Config, []configs.Warning, string, error) {
 	path := f.path
 	if !f.explicit {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
@@ -22,35 +21,7 @@ func loadConfig(f configFlags, serving bool) (*configs.Config, []configs.Warning
 		}
 	}
 	cfg, warns, err := configs.Check(path)
-	if cfg != nil && serving {
-		err = withProblems(err, unservable(cfg))
-	}
 	return cfg, warns, path, err
-}
-
-// unservable names each channel or mode the config asks for that this build
-// has no code for: without this, serve would start and serve nothing there.
-func unservable(cfg *configs.Config) configs.Problems {
-	var ps configs.Problems
-	if cfg.AppEnabled() {
-		ps = append(ps, configs.Problem{Key: "wecom.app", Message: "the self-built app channel is not supported by this build; " +
-			"remove wecom.app.corp_id, agent_id, secret, token and encoding_aes_key, and use the AI bot (wecom.aibot.*)"})
-	}
-	return ps
-}
-
-// withProblems adds more to err's Problems; err may be nil. Any other error
-// (an unreadable file) stands alone.
-func withProblems(err error, more configs.Problems) error {
-	var ps configs.Problems
-	if err != nil && !errors.As(err, &ps) {
-		return err
-	}
-	ps = append(ps, more...)
-	if len(ps) == 0 {
-		return nil
-	}
-	return ps
 }
 
 // loadedConfig is a validated config and where it came from.
@@ -63,12 +34,12 @@ type loadedConfig struct {
 // loadValidConfig loads and checks the config for a command that runs
 // something, printing the warnings and every problem to stderr when there is
 // one. When ok is false the command must stop and exit with code.
-func loadValidConfig(name string, args []string, serving bool, stderr io.Writer) (lc loadedConfig, code int, ok bool) {
+func loadValidConfig(name string, args []string, stderr io.Writer) (lc loadedConfig, code int, ok bool) {
 	f, err := parseConfigFlags(name, args, stderr)
 	if err != nil {
 		return lc, exitUsage, false
 	}
-	cfg, warns, path, err := loadConfig(f, serving)
+	cfg, warns, path, err := loadConfig(f)
 	var ps configs.Problems
 	switch {
 	case errors.As(err, &ps):

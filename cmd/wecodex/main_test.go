@@ -115,9 +115,7 @@ agent:
 		{"unknown key further off is a warning", []string{"check-config", "-config", farTypo}, 0, "config OK\n",
 			"warning: server.addres: unknown key, ignored; did you mean server.addr?\n"},
 		{"longconn with bot id and secret", []string{"check-config", "--config", longconn}, 0, "config OK\n", ""},
-		{"the app is not served by this build", []string{"check-config", "--config", app}, 1, "",
-			"error: wecom.app: the self-built app channel is not supported by this build; " +
-				"remove wecom.app.corp_id, agent_id, secret, token and encoding_aes_key, and use the AI bot (wecom.aibot.*)\n" + app + ": config has errors\n"},
+		{"the self-built app with its five values", []string{"check-config", "--config", app}, 0, "config OK\n", ""},
 		{"playground on every interface", []string{"check-config", "--config", playgroundEverywhere}, 1, "",
 			"error: server.addr: must be a loopback address like 127.0.0.1:8080 while playground.enabled is true, not \":8080\": " +
 				"whoever reaches the playground drives the agent; listen on loopback, or set playground.enabled: false to serve WeCom on this address\n" +

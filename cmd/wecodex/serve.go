@@ -25,7 +25,7 @@ import (
 const shutdownTimeout = 15 * time.Second
 
 func cmdServe(args []string, stderr io.Writer) int {
-	lc, code, ok := loadValidConfig("serve", args, true, stderr)
+	lc, code, ok := loadValidConfig("serve", args, stderr)
 	if !ok {
 		return code
 	}
