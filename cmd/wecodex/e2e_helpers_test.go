@@ -239,14 +239,20 @@ func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 	if err := os.WriteFile(cfg, []byte(e.config(cfg, streamWindow)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return serveWithEnv(t, cfg, e.serveEnv(), e.urls)
+}
+
+// serveEnv is the environment of a `wecodex serve` process: the harness's,
+// where only the test's config counts, so WECODEX_* is left out (the
+// scripted model's key is Codex's, and kept), and then e.env.
+func (e *e2e) serveEnv() []string {
 	var env []string
 	for _, kv := range e.h.Env {
-		// Only the test's config counts; the scripted model's key is Codex's.
 		if !strings.HasPrefix(kv, "WECODEX_") || strings.HasPrefix(kv, scriptedmodel.APIKeyEnv+"=") {
 			env = append(env, kv)
 		}
 	}
-	return serveWithEnv(t, cfg, append(env, e.env...), e.urls)
+	return append(env, e.env...)
 }
 
 // serveWithEnv starts `wecodex serve --config cfg` with exactly env, and waits
