@@ -111,6 +111,21 @@ func (c *Crypter) VerifyURL(q Query) ([]byte, error) {
 	return msg, nil
 }
 
+// CheckURLRequest does every check of WeCom's GET URL check in the safe
+// order (query, timestamp within TimestampWindow of now, signature) and
+// returns the decrypted echostr, the whole reply body. Map its error to a
+// status with HTTPStatus.
+func (c *Crypter) CheckURLRequest(r *http.Request, now time.Time) ([]byte, error) {
+	q, err := ParseQuery(r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckTimestamp(q.Timestamp, now, TimestampWindow); err != nil {
+		return nil, err
+	}
+	return c.VerifyURL(q)
+}
+
 // encryptedBody is a callback POST body: {"encrypt":"…"}.
 type encryptedBody struct {
 	Encrypt string `json:"encrypt"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -46,7 +47,7 @@ func approvalCard(a bot.ApprovalAsk) cards.TemplateCard {
 		CardType:     "button_interaction",
 		Source:       &cards.CardSource{Desc: "wecodex"},
 		MainTitle:    cards.CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.Requester + " or an admin"},
-		SubTitleText: cutRunes(a.What, 160),
+		SubTitleText: wecom.CutRunes(a.What, 160),
 		ButtonList: []cards.CardButton{
 			{Text: "Approve", Style: 1, Key: key("approve")},
 			{Text: "Always", Style: 2, Key: key("always")},
@@ -77,40 +78,13 @@ func decideClick(ctx context.Context, d Decider, cb Callback) (card cards.Templa
 		if err != nil {
 			return cards.TemplateCard{}, true, err
 		}
-		title, text = outcomeTitle(r), r.Text
+		title, text = wecom.ApprovalTitle(r), r.Text
 	}
 	return cards.TemplateCard{
 		CardType:     "button_interaction",
 		MainTitle:    cards.CardMainTitle{Title: title},
-		SubTitleText: cutRunes(text, 160),
-		ButtonList:   []cards.CardButton{{Text: cutRunes(title, 10), Style: 4, Key: keyApproval + idText + ":" + verbDone}},
+		SubTitleText: wecom.CutRunes(text, 160),
+		ButtonList:   []cards.CardButton{{Text: wecom.CutRunes(title, 10), Style: 4, Key: keyApproval + idText + ":" + verbDone}},
 		TaskID:       cb.TaskID,
 	}, true, nil
-}
-
-// outcomeTitle is the replacement card's title.
-func outcomeTitle(r bot.Decided) string {
-	switch r.Outcome {
-	case bot.NotYours:
-		return "Not yours to decide"
-	case bot.NothingDecided:
-		return "Not waiting"
-	}
-	switch r.Decision.Verdict {
-	case bot.VerdictApprove, bot.VerdictAlways:
-		return "Approved by " + r.Decision.By
-	case bot.VerdictDeny:
-		return "Declined by " + r.Decision.By
-	case bot.VerdictTimeout:
-		return "Timed out"
-	}
-	return "Cancelled"
-}
-
-func cutRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -46,14 +46,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) verifyURL(w http.ResponseWriter, r *http.Request) {
-	q, err := wecom.ParseQuery(r.URL.Query())
-	if err == nil {
-		err = wecom.CheckTimestamp(q.Timestamp, h.c.now(), wecom.TimestampWindow)
-	}
-	var echo []byte
-	if err == nil {
-		echo, err = h.c.crypter.VerifyURL(q)
-	}
+	echo, err := h.c.crypter.CheckURLRequest(r, h.c.now())
 	if err != nil {
 		h.reject(w, r, "URL check", err)
 		return

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // Decider records a click's decision; *bot.Engine implements it.
@@ -53,7 +54,7 @@ func askCard(a bot.ApprovalAsk) map[string]any {
 		"card_type":      "button_interaction",
 		"source":         map[string]any{"desc": "wecodex"},
 		"main_title":     map[string]any{"title": "Codex asks #" + id, "desc": "for " + a.Requester + " or an admin"},
-		"sub_title_text": cutRunes(a.What, 112),
+		"sub_title_text": wecom.CutRunes(a.What, 112),
 		"button_list": []map[string]any{
 			{"text": "Approve", "style": 1, "key": key("approve")},
 			{"text": "Always", "style": 2, "key": key("always")},
@@ -86,12 +87,12 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
 			c.log.Error("decide from a card click", "conv", conv, "approval", id, "err", err)
 			return bot.CallbackError // unanswered: WeCom keeps the buttons, and a retry can work
 		}
-		title, text, onlyClicker = outcomeTitle(r), r.Text, r.Outcome == bot.NotYours
+		title, text, onlyClicker = wecom.ApprovalTitle(r), r.Text, r.Outcome == bot.NotYours
 	}
 	card := map[string]any{
 		"card_type":      "button_interaction",
 		"main_title":     map[string]any{"title": title},
-		"sub_title_text": cutRunes(text, 112),
+		"sub_title_text": wecom.CutRunes(text, 112),
 		"button_list":    []map[string]any{{"text": title, "style": 4, "key": keyPrefix + idText + ":" + verbDone}},
 		"task_id":        cb.TaskID,
 	}
@@ -107,34 +108,6 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
 		return bot.CallbackError
 	}
 	return bot.CallbackOK
-}
-
-// outcomeTitle is the replacement card's title (WeCom shows about 26
-// characters).
-func outcomeTitle(r bot.Decided) string {
-	switch r.Outcome {
-	case bot.NotYours:
-		return "Not yours to decide"
-	case bot.NothingDecided:
-		return "Not waiting"
-	}
-	switch r.Decision.Verdict {
-	case bot.VerdictApprove, bot.VerdictAlways:
-		return "Approved by " + r.Decision.By
-	case bot.VerdictDeny:
-		return "Declined by " + r.Decision.By
-	case bot.VerdictTimeout:
-		return "Timed out"
-	}
-	return "Cancelled"
-}
-
-func cutRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func randomHex(n int) string {

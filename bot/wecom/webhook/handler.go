@@ -116,14 +116,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) verifyURL(w http.ResponseWriter, r *http.Request) {
-	q, err := wecom.ParseQuery(r.URL.Query())
-	if err == nil {
-		err = wecom.CheckTimestamp(q.Timestamp, h.now(), wecom.TimestampWindow)
-	}
-	var echo []byte
-	if err == nil {
-		echo, err = h.crypter.VerifyURL(q)
-	}
+	echo, err := h.crypter.CheckURLRequest(r, h.now())
 	if err != nil {
 		h.reject(w, r, "URL check", err)
 		return
