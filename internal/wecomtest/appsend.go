@@ -41,11 +41,7 @@ func (a *AppAPI) send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := AppRecord{API: "message/send", Token: tok, Body: raw}
-	fail := func(code int, msg string) {
-		rec.Errcode = code
-		a.record(rec)
-		writeErrcode(w, code, msg, nil)
-	}
+	fail := func(code int, msg string) { a.refuse(w, &rec, code, msg) }
 	var b sendBody
 	if err := json.Unmarshal(raw, &b); err != nil {
 		fail(ErrcodeInvalidParameter, "invalid json: "+err.Error())
@@ -154,11 +150,7 @@ func (a *AppAPI) updateCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := AppRecord{API: "message/update_template_card", Token: tok, Body: raw}
-	fail := func(code int, msg string) {
-		rec.Errcode = code
-		a.record(rec)
-		writeErrcode(w, code, msg, nil)
-	}
+	fail := func(code int, msg string) { a.refuse(w, &rec, code, msg) }
 	var b struct {
 		UserIDs      []string        `json:"userids"`
 		AgentID      json.RawMessage `json:"agentid"`
@@ -209,4 +201,11 @@ func (a *AppAPI) mediaGet(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", m.ContentType)
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": m.Name}))
 	_, _ = w.Write(m.Data)
+}
+
+// refuse records rec as answered with errcode code, and answers so.
+func (a *AppAPI) refuse(w http.ResponseWriter, rec *AppRecord, code int, msg string) {
+	rec.Errcode = code
+	a.record(*rec)
+	writeErrcode(w, code, msg, nil)
 }
