@@ -1,0 +1,68 @@
+package app
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// Media are fetched with media/get while the callback is taken: a picture
+// gets its bytes and a name from its type, a file keeps its own name (one
+// path element), a voice without transcript is the AMR file, and a MediaId
+// WeCom does not know becomes the attachment's problem.
+func TestMessageMediaFetched(t *testing.T) {
+	r := newRig(t)
+	c, _ := r.channel(t, "A")
+	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{7}, 64)...)
+	r.api.AddMedia("IMG1", wecomtest.AppMedia{Name: "x.png", ContentType: "image/png", Data: png})
+	r.api.AddMedia("F1", wecomtest.AppMedia{Name: "r.txt", ContentType: "text/plain", Data: []byte("report")})
+	ctx := waitCtx(t)
+	for _, tc := range []struct {
+		cb   Callback
+		want bot.Attachment
+	}{
+		{Callback{MsgType: "image", MsgID: "1", User: testUser, MediaID: "IMG1"},
+			bot.Attachment{Kind: bot.AttachImage, Name: "image-1.png", MIME: "image/png", Data: png}},
+		{Callback{MsgType: "file", MsgID: "2", User: testUser, MediaID: "F1", FileName: "../../etc/r.txt"},
+			bot.Attachment{Kind: bot.AttachFile, Name: "r.txt", MIME: "text/plain; charset=utf-8", Data: []byte("report")}},
+		{Callback{MsgType: "voice", MsgID: "3", User: testUser, MediaID: "GONE"},
+			bot.Attachment{Kind: bot.AttachFile, Name: "voice-3.amr", Problem: "the file could not be fetched from WeCom"}},
+	} {
+		m := c.messageOf(ctx, tc.cb)
+		if m.Conversation != "app:"+testUser || m.ChatType != bot.ChatApp || m.ID != tc.cb.MsgID || len(m.Attachments) != 1 {
+			t.Fatalf("%s: message %+v", tc.cb.MsgType, m)
+		}
+		a := m.Attachments[0]
+		if a.Kind != tc.want.Kind || a.Name != tc.want.Name || a.MIME != tc.want.MIME || !bytes.Equal(a.Data, tc.want.Data) || a.Problem != tc.want.Problem {
+			t.Fatalf("%s: attachment %+v, want %+v", tc.cb.MsgType, a, tc.want)
+		}
+	}
+	if m := c.messageOf(ctx, Callback{MsgType: "voice", MsgID: "4", User: testUser, MediaID: "V", Recognition: "run it"}); m.Text != "run it" || m.Attachments != nil {
+		t.Fatalf("voice with transcript: %+v", m)
+	}
+	assertNoTokenLogged(t, r)
+}
+
+// A finished reply goes out once: a second one on the same stream (a lost
+// turn's failure racing the turn's own end) is not sent.
+func TestFinishedReplyOnce(t *testing.T) {
+	r := newRig(t)
+	c, _ := r.channel(t, "A")
+	rep := bot.Reply{Conversation: "app:" + testUser, User: testUser, ChatType: bot.ChatApp, To: bot.ReplyTo{Stream: "s1"}, State: bot.ReplyFinished, Text: "Done here."}
+	for i, want := range []bool{true, false} {
+		shown, err := c.Show(waitCtx(t), rep)
+		if err != nil || shown != want {
+			t.Fatalf("show %d: %v %v, want %v", i+1, shown, err, want)
+		}
+	}
+	waiting := rep
+	waiting.To.Stream, waiting.State, waiting.Text = "s2", bot.ReplyWaiting, "⏳ Thinking…"
+	if shown, err := c.Show(waitCtx(t), waiting); err != nil || !shown {
+		t.Fatalf("waiting reply: %v %v", shown, err)
+	}
+	if md := contents(r.api.Delivered(testUser, "markdown")); len(md) != 1 || md[0] != "Done here." {
+		t.Fatalf("sent %q", md)
+	}
+}
