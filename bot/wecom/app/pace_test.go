@@ -1,7 +1,10 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -64,3 +67,34 @@ func TestLongAnswerPacedUnderRateLimit(t *testing.T) {
 }
 
 const cardsMax = 2048
+
+// pacerStore answers ReserveSend with at or err.
+type pacerStore struct {
+	at  time.Time
+	err error
+}
+
+func (p pacerStore) ReserveSend(context.Context, string, string, time.Time, int, int, time.Duration) (time.Time, error) {
+	return p.at, p.err
+}
+
+// The pacer waits until the reserved time; with the store down it paces
+// this replica alone at 30 a minute (2 s a send) instead of dropping or
+// bursting.
+func TestPacerWaits(t *testing.T) {
+	clock := newFakeClock()
+	t0 := clock.Now()
+	p := &pacer{store: pacerStore{at: t0.Add(61 * time.Second)}, clock: clock, agentID: "1", log: slog.New(slog.DiscardHandler)}
+	if err := p.wait(context.Background(), "u"); err != nil || clock.Now().Sub(t0) != 61*time.Second {
+		t.Fatalf("waited %s (%v), want 61s", clock.Now().Sub(t0), err)
+	}
+	p.store = pacerStore{at: t0} // in the past: no wait
+	t1 := clock.Now()
+	if err := p.wait(context.Background(), "u"); err != nil || !clock.Now().Equal(t1) {
+		t.Fatalf("waited %s for a past reservation", clock.Now().Sub(t1))
+	}
+	p.store = pacerStore{err: errors.New("redis: connection refused")}
+	if err := p.wait(context.Background(), "u"); err != nil || clock.Now().Sub(t1) != 2*time.Second {
+		t.Fatalf("with the store down waited %s (%v), want 2s", clock.Now().Sub(t1), err)
+	}
+}
