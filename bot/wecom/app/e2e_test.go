@@ -12,7 +12,7 @@ import (
 // A full turn with the real Codex: the progress card (a stop button) first,
 // then the answer as one markdown message, and the card updated once, with
 // the code its send returned, to a grey "Done" button. The commentary stays
-// on the card, never in the answer.
+// on the card, never in the answer. A repeated delivery runs nothing again.
 func TestFullTurn(t *testing.T) {
 	h := codextest.Start(t, scriptedmodel.Sequence(scriptedmodel.Reply(
 		scriptedmodel.Message("commentary", "Reading the code."),
@@ -20,7 +20,14 @@ func TestFullTurn(t *testing.T) {
 	)))
 	r := newRig(t)
 	n := r.replica(t, h, false)
-	sendText(t, n.cb, testUser, "what is it?")
+	// WeCom delivers it twice (its retry of a slow answer): one turn.
+	msg := wecomtest.AppText(testUser, "what is it?")
+	msg.MsgID = 7300000000000000099
+	for range 2 {
+		if rep, err := n.cb.Send(waitCtx(t), msg); err != nil || rep.Status != 200 {
+			t.Fatalf("callback: %d %v", rep.Status, err)
+		}
+	}
 	upd, err := r.api.Wait(waitCtx(t), isUpdate)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +64,9 @@ func TestFullTurn(t *testing.T) {
 	}
 	if updates != 1 {
 		t.Fatalf("card updates = %d, want 1", updates)
+	}
+	if n := len(h.Server.ModelRequests()); n != 1 {
+		t.Fatalf("model requests = %d, want 1 for the message delivered twice", n)
 	}
 }
 
