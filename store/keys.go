@@ -65,9 +65,6 @@ const (
 	// (QueueTTL) and is deleted once the turn finished; the TTL only collects
 	// the bytes of a turn whose replica died before it could.
 	AttachmentTTL = 24 * time.Hour
-	// AppTokenMargin is taken off WeCom's expires_in (7200 s) so a cached access
-	// token is refreshed before WeCom stops accepting it.
-	AppTokenMargin = 5 * time.Minute
 	// AppCardTTL: a self-built app's progress card can be updated with its
 	// response_code for 72 hours (WeCom, update_template_card); a turn ends
 	// long before, and the record outlives the turn only to refuse a second
@@ -159,14 +156,9 @@ func (k Keys) Phase(threadID, itemID string) string {
 // answer the refresh callback. TTL FrameTTL.
 func (k Keys) Frame(streamID string) string { return k.prefix + "frame:" + streamID }
 
-// AppToken caches a self-built app's access token.
-// TTL: WeCom's expires_in minus AppTokenMargin.
-func (k Keys) AppToken(corpID, agentID string) string {
-	return k.prefix + "wecom:app:token:" + corpID + ":" + agentID
-}
-
 // Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
-// its own keys (and sets their TTLs) for the app's access token. It shares
+// its own keys (and sets their TTLs: WeCom's expires_in − 1500 s) for the
+// app's access token. It shares
 // CacheFill's hash tag, for the script that stores one and frees the other.
 func (k Keys) Cache(name string) string { return k.prefix + "{cache:" + name + "}" }
 

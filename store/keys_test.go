@@ -27,7 +27,6 @@ func TestKeysLayout(t *testing.T) {
 		{k.Replica("r1"), "wx:replica:r1"},
 		{k.Phase("th", "it"), "wx:phase:th:it"},
 		{k.Frame("s1"), "wx:frame:s1"},
-		{k.AppToken("ww1", "1000002"), "wx:wecom:app:token:ww1:1000002"},
 		{k.Cache("qywx_token"), "wx:{cache:qywx_token}"},
 		{k.CacheFill("qywx_token"), "wx:{cache:qywx_token}:fill"},
 		{k.AppPace("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:sends"},
