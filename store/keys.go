@@ -158,8 +158,8 @@ func (k Keys) Frame(streamID string) string { return k.prefix + "frame:" + strea
 
 // Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
 // its own keys (and sets their TTLs: WeCom's expires_in − 1500 s) for the
-// app's access token. It shares
-// CacheFill's hash tag, for the script that stores one and frees the other.
+// app's access token. It shares CacheFill's hash tag, for the script that
+// stores one and frees the other.
 func (k Keys) Cache(name string) string { return k.prefix + "{cache:" + name + "}" }
 
 // CacheFill is held by the replica that fetches the value of Cache(name)
