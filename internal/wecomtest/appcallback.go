@@ -35,13 +35,13 @@ type AppConfig struct {
 // and opens the encrypted passive replies.
 type AppCallbacks struct {
 	cfg    AppConfig
-	crypto *appCrypto
+	crypto *crypter
 	msgID  atomic.Int64
 }
 
 // NewAppCallbacks checks cfg's key.
 func NewAppCallbacks(cfg AppConfig) (*AppCallbacks, error) {
-	c, err := newAppCrypto(cfg.Token, cfg.EncodingAESKey, cfg.CorpID)
+	c, err := newCrypter(cfg.Token, cfg.EncodingAESKey, cfg.CorpID)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (a *AppCallbacks) Post(ctx context.Context, plain []byte) (AppReply, error)
 
 // Seal is plain as WeCom POSTs it: the XML envelope and the signed query.
 func (a *AppCallbacks) Seal(plain []byte) ([]byte, url.Values, error) {
-	enc, err := a.crypto.encrypt(appRandom(16), plain)
+	enc, err := a.crypto.encrypt(plain)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,7 +174,7 @@ func (a *AppCallbacks) Seal(plain []byte) ([]byte, url.Values, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	q := url.Values{"msg_signature": {a.crypto.sign(ts, nonce, enc)}, "timestamp": {ts}, "nonce": {nonce}}
+	q := url.Values{"msg_signature": {a.crypto.signature(ts, nonce, enc)}, "timestamp": {ts}, "nonce": {nonce}}
 	return body, q, nil
 }
 
@@ -214,7 +214,7 @@ func (a *AppCallbacks) open(raw []byte) ([]byte, error) {
 	if err := xml.Unmarshal(raw, &env); err != nil {
 		return nil, fmt.Errorf("wecomtest app: passive reply is not the XML envelope: %w", err)
 	}
-	if want := a.crypto.sign(env.TimeStamp, env.Nonce, env.Encrypt); env.MsgSignature != want {
+	if want := a.crypto.signature(env.TimeStamp, env.Nonce, env.Encrypt); env.MsgSignature != want {
 		return nil, fmt.Errorf("wecomtest app: passive reply signature %q, want %q", env.MsgSignature, want)
 	}
 	return a.crypto.decrypt(env.Encrypt)
@@ -223,13 +223,13 @@ func (a *AppCallbacks) open(raw []byte) ([]byte, error) {
 // VerifyURL is WeCom's GET URL check with echo as the plaintext; it returns
 // the status and body the app answered.
 func (a *AppCallbacks) VerifyURL(ctx context.Context, echo string) (int, string, error) {
-	enc, err := a.crypto.encrypt(appRandom(16), []byte(echo))
+	enc, err := a.crypto.encrypt([]byte(echo))
 	if err != nil {
 		return 0, "", err
 	}
 	ts := strconv.FormatInt(a.cfg.Now().Unix(), 10)
 	nonce := hex.EncodeToString(appRandom(5))
-	q := url.Values{"msg_signature": {a.crypto.sign(ts, nonce, enc)}, "timestamp": {ts}, "nonce": {nonce}, "echostr": {enc}}
+	q := url.Values{"msg_signature": {a.crypto.signature(ts, nonce, enc)}, "timestamp": {ts}, "nonce": {nonce}, "echostr": {enc}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.cfg.URL+"?"+q.Encode(), nil)
 	if err != nil {
 		return 0, "", err

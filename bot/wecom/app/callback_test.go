@@ -1,14 +1,13 @@
 package app
 
 import (
-	"bufio"
-	"encoding/base64"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 func TestParseCallback(t *testing.T) {
@@ -64,32 +63,20 @@ func TestParseCallback(t *testing.T) {
 	}
 }
 
-// appVector is a line of internal/wecomtest/testdata/app-vectors.tsv, made
-// by openssl.
-type appVector struct{ name, token, aesKey, corp, ts, nonce, msg, enc, sig string }
-
-func appVectors(t testing.TB) []appVector {
+// appVectors reads internal/wecomtest/testdata/app-vectors.tsv, made by
+// openssl.
+func appVectors(t testing.TB) []wecomtest.Vector {
 	t.Helper()
 	f, err := os.Open("../../../internal/wecomtest/testdata/app-vectors.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []appVector
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		c := strings.Split(sc.Text(), "\t")
-		if strings.HasPrefix(c[0], "#") {
-			continue
-		}
-		msg, err := base64.StdEncoding.DecodeString(c[7])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, appVector{c[0], c[1], c[2], c[3], c[5], c[6], string(msg), c[8], c[9]})
+	vs, err := wecomtest.ReadVectors(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return vs
 }
 
 // The channel opens callbacks that openssl sealed: signature checked over
@@ -100,23 +87,23 @@ func TestOpenOpenSSLVectors(t *testing.T) {
 		t.Fatalf("%d vectors", len(vs))
 	}
 	for _, v := range vs {
-		cr, err := wecom.NewCrypter(v.token, v.aesKey, v.corp)
+		cr, err := wecom.NewCrypter(v.Token, v.EncodingAESKey, v.ReceiveID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := "<xml><ToUserName><![CDATA[" + v.corp + "]]></ToUserName><AgentID><![CDATA[1000002]]></AgentID><Encrypt><![CDATA[" + v.enc + "]]></Encrypt></xml>"
-		plain, err := openEnvelope(cr, wecom.Query{Signature: v.sig, Timestamp: v.ts, Nonce: v.nonce}, []byte(body))
-		if err != nil || string(plain) != v.msg {
-			t.Fatalf("%s: %q %v", v.name, plain, err)
+		body := "<xml><ToUserName><![CDATA[" + v.ReceiveID + "]]></ToUserName><AgentID><![CDATA[1000002]]></AgentID><Encrypt><![CDATA[" + v.Encrypt + "]]></Encrypt></xml>"
+		plain, err := openEnvelope(cr, wecom.Query{Signature: v.Signature, Timestamp: v.Timestamp, Nonce: v.Nonce}, []byte(body))
+		if err != nil || string(plain) != string(v.Message) {
+			t.Fatalf("%s: %q %v", v.Name, plain, err)
 		}
-		if _, err := openEnvelope(cr, wecom.Query{Signature: v.sig, Timestamp: v.ts, Nonce: v.nonce + "x"}, []byte(body)); !errors.Is(err, wecom.ErrSignature) {
-			t.Fatalf("%s with another nonce: %v, want a signature error", v.name, err)
+		if _, err := openEnvelope(cr, wecom.Query{Signature: v.Signature, Timestamp: v.Timestamp, Nonce: v.Nonce + "x"}, []byte(body)); !errors.Is(err, wecom.ErrSignature) {
+			t.Fatalf("%s with another nonce: %v, want a signature error", v.Name, err)
 		}
 	}
-	cr, _ := wecom.NewCrypter(vs[0].token, vs[0].aesKey, vs[0].corp)
-	plain, _ := openEnvelope(cr, wecom.Query{Signature: vs[0].sig, Timestamp: vs[0].ts, Nonce: vs[0].nonce},
-		[]byte("<xml><Encrypt>"+vs[0].enc+"</Encrypt></xml>"))
-	cb, err := ParseCallback(plain, vs[0].corp, testAgent)
+	cr, _ := wecom.NewCrypter(vs[0].Token, vs[0].EncodingAESKey, vs[0].ReceiveID)
+	plain, _ := openEnvelope(cr, wecom.Query{Signature: vs[0].Signature, Timestamp: vs[0].Timestamp, Nonce: vs[0].Nonce},
+		[]byte("<xml><Encrypt>"+vs[0].Encrypt+"</Encrypt></xml>"))
+	cb, err := ParseCallback(plain, vs[0].ReceiveID, testAgent)
 	if err != nil || cb.Content != "你好, codex" || cb.MsgID != "7300000000000000001" {
 		t.Fatalf("parsed vector: %+v %v", cb, err)
 	}
@@ -127,12 +114,12 @@ func TestOpenOpenSSLVectors(t *testing.T) {
 // a panic, and an accepted callback always names a sender.
 func FuzzOpenCallback(f *testing.F) {
 	for _, v := range appVectors(f) {
-		f.Add([]byte("<xml><Encrypt><![CDATA[" + v.enc + "]]></Encrypt></xml>"))
+		f.Add([]byte("<xml><Encrypt><![CDATA[" + v.Encrypt + "]]></Encrypt></xml>"))
 	}
 	f.Add([]byte("<xml><Encrypt>AAAA</Encrypt></xml>"))
 	f.Add([]byte("<xml>"))
 	v := appVectors(f)[0]
-	cr, err := wecom.NewCrypter(v.token, v.aesKey, v.corp)
+	cr, err := wecom.NewCrypter(v.Token, v.EncodingAESKey, v.ReceiveID)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -144,7 +131,7 @@ func FuzzOpenCallback(f *testing.F) {
 		if err != nil {
 			return
 		}
-		cb, err := ParseCallback(plain, v.corp, testAgent)
+		cb, err := ParseCallback(plain, v.ReceiveID, testAgent)
 		if err == nil && cb.User == "" {
 			t.Fatalf("accepted a callback without a sender: %+v", cb)
 		}
@@ -155,7 +142,7 @@ func FuzzOpenCallback(f *testing.F) {
 // it accepts is for this corp and app.
 func FuzzParseCallback(f *testing.F) {
 	for _, v := range appVectors(f) {
-		f.Add([]byte(v.msg))
+		f.Add(v.Message)
 	}
 	f.Fuzz(func(t *testing.T, plain []byte) {
 		cb, err := ParseCallback(plain, testCorp, testAgent)
