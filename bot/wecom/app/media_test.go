@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
@@ -64,5 +66,31 @@ func TestFinishedReplyOnce(t *testing.T) {
 	}
 	if md := contents(r.api.Delivered(testUser, "markdown")); len(md) != 1 || md[0] != "Done here." {
 		t.Fatalf("sent %q", md)
+	}
+}
+
+// A picture sent to the app (no text, as WeCom's image message has none)
+// runs a turn: fetched by media/get while the callback is taken, it reaches
+// the real Codex byte for byte.
+func TestImageMessageReachesCodex(t *testing.T) {
+	h := codextest.Start(t, scriptedmodel.Sequence(scriptedmodel.Reply(scriptedmodel.Message("final_answer", "A red square."))))
+	r := newRig(t)
+	n := r.replica(t, h, false)
+	pic := codextest.Picture(t, 9)
+	r.api.AddMedia("IMG9", wecomtest.AppMedia{Name: "s.png", ContentType: "image/png", Data: pic})
+	rep, err := n.cb.Send(waitCtx(t), wecomtest.AppImage(testUser, "https://wework.qpic.cn/x", "IMG9"))
+	if err != nil || rep.Status != 200 {
+		t.Fatalf("image callback: %d %v", rep.Status, err)
+	}
+	md, err := r.api.Wait(waitCtx(t), func(rec wecomtest.AppRecord) bool { return rec.MsgType == "markdown" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.Content != "A red square." {
+		t.Fatalf("answer %q", md.Content)
+	}
+	reqs := h.Server.ModelRequests()
+	if len(reqs) != 1 || len(reqs[0].UserImages) != 1 || !bytes.Equal(reqs[0].UserImages[0].Data, pic) {
+		t.Fatalf("the model got %d requests; want one with exactly the picture sent", len(reqs))
 	}
 }
