@@ -9,7 +9,13 @@ import (
 
 func loadVectors(t testing.TB) []Vector {
 	t.Helper()
-	f, err := os.Open("../../bot/wecom/testdata/vectors.tsv")
+	return readVectorFile(t, "../../bot/wecom/testdata/vectors.tsv", 5)
+}
+
+// readVectorFile reads the n openssl vectors of path.
+func readVectorFile(t testing.TB, path string, n int) []Vector {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,14 +24,16 @@ func loadVectors(t testing.TB) []Vector {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 5 {
-		t.Fatalf("loaded %d vectors, want 5", len(vs))
+	if len(vs) != n {
+		t.Fatalf("loaded %d vectors from %s, want %d", len(vs), path, n)
 	}
 	return vs
 }
 
+// Both sets: the AI bot's (bot/wecom/testdata) and the self-built app's
+// (testdata/app-vectors.tsv, the corp id as receive id).
 func TestCrypterMatchesOpenSSLVectors(t *testing.T) {
-	for _, v := range loadVectors(t) {
+	for _, v := range append(loadVectors(t), loadAppVectors(t)...) {
 		t.Run(v.Name, func(t *testing.T) {
 			c, err := newCrypter(v.Token, v.EncodingAESKey, v.ReceiveID)
 			if err != nil {
