@@ -3,12 +3,6 @@ package configs
 import (
 	"strings"
 	"time"
-
-	"github.com/wecodex/wecodex/acpbridge"
-	"github.com/wecodex/wecodex/bot"
-	"github.com/wecodex/wecodex/bot/wecom"
-	"github.com/wecodex/wecodex/bot/wecom/webhook"
-	"github.com/wecodex/wecodex/cards"
 )
 
 // Config is the whole configuration. Each field's mapstructure tag is its key
@@ -133,8 +127,8 @@ const (
 	AgentACP   = "acp"
 
 	ApprovalAsk   = "ask"
-	ApprovalAllow = acpbridge.ApprovalAllow
-	ApprovalDeny  = acpbridge.ApprovalDeny
+	ApprovalAllow = "allow"
+	ApprovalDeny  = "deny"
 )
 
 // AgentConfig is the agent.* section.
@@ -179,8 +173,8 @@ type AccessConfig struct {
 
 // Progress styles (cards.progress_style), as cards renders them.
 const (
-	ProgressThink = string(cards.ProgressThink)
-	ProgressQuote = string(cards.ProgressQuote)
+	ProgressThink = "think"
+	ProgressQuote = "quote"
 )
 
 // CardsConfig is the cards.* section.
@@ -204,19 +198,19 @@ func Default() *Config {
 		Server: ServerConfig{Addr: ":8080", DrainTimeout: 2 * time.Minute},
 		Redis:  RedisConfig{Prefix: "wecodex:"},
 		WeCom: WeComConfig{
-			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: webhook.DefaultStreamWindow},
+			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: DefaultStreamWindow},
 			App:   AppConfig{Path: "/wecom/app", APIBase: DefaultAppAPIBase},
-			Media: MediaConfig{Timeout: wecom.DefaultMediaTimeout, MaxBytes: wecom.DefaultMediaMaxBytes},
+			Media: MediaConfig{Timeout: DefaultMediaTimeout, MaxBytes: MaxMediaBytes},
 		},
 		Agent: AgentConfig{
 			Kind:            AgentCodex,
 			Codex:           CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request"},
 			WorkspaceRoot:   defaultWorkspaceRoot(),
-			TurnTimeout:     bot.DefaultTurnTimeout,
+			TurnTimeout:     DefaultTurnTimeout,
 			Approval:        ApprovalAsk,
-			ApprovalTimeout: bot.DefaultApprovalTimeout,
+			ApprovalTimeout: DefaultApprovalTimeout,
 		},
-		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: cards.DefaultUpdateInterval},
+		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: DefaultUpdateInterval},
 		Playground: PlaygroundConfig{User: "playground"},
 	}
 }

@@ -2,8 +2,6 @@ package configs
 
 import (
 	"time"
-
-	"github.com/wecodex/wecodex/bot"
 )
 
 // MediaConfig is the wecom.media.* section: how the AI-bot channels fetch
@@ -24,9 +22,9 @@ func validateMedia(m MediaConfig, add func(key, format string, args ...any)) {
 	switch {
 	case m.MaxBytes <= 0:
 		add("wecom.media.max_bytes", "must be a positive number of bytes like 20971520 (20 MiB), not %d", m.MaxBytes)
-	case m.MaxBytes > bot.MaxAttachmentBytes:
+	case m.MaxBytes > MaxMediaBytes:
 		// The bytes wait in Redis until the turn runs; the engine keeps
 		// none larger, so a higher cap would fetch files only to drop them.
-		add("wecom.media.max_bytes", "must be at most %d (20 MiB, what the engine keeps of one file), not %d", bot.MaxAttachmentBytes, m.MaxBytes)
+		add("wecom.media.max_bytes", "must be at most %d (20 MiB, what the engine keeps of one file), not %d", MaxMediaBytes, m.MaxBytes)
 	}
 }

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/bot/wecom/webhook"
+	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/configs"
+)
+
+// TestConfigValuesMatchTheirOwners: configs writes out the names and
+// defaults whose meaning lives elsewhere (it imports only viper); each must
+// equal its owner's, so a default changed in one place cannot silently
+// disagree with what configs documents and validates.
+func TestConfigValuesMatchTheirOwners(t *testing.T) {
+	for _, c := range []struct {
+		what        string
+		got, owners any
+	}{
+		{"agent.approval allow", configs.ApprovalAllow, acpbridge.ApprovalAllow},
+		{"agent.approval deny", configs.ApprovalDeny, acpbridge.ApprovalDeny},
+		{"cards.progress_style think", configs.ProgressThink, string(cards.ProgressThink)},
+		{"cards.progress_style quote", configs.ProgressQuote, string(cards.ProgressQuote)},
+		{"wecom.aibot.stream_window", configs.DefaultStreamWindow, webhook.DefaultStreamWindow},
+		{"wecom.media.timeout", configs.DefaultMediaTimeout, wecom.DefaultMediaTimeout},
+		{"wecom.media.max_bytes default", int64(configs.MaxMediaBytes), int64(wecom.DefaultMediaMaxBytes)},
+		{"wecom.media.max_bytes ceiling", int64(configs.MaxMediaBytes), int64(bot.MaxAttachmentBytes)},
+		{"agent.turn_timeout", configs.DefaultTurnTimeout, bot.DefaultTurnTimeout},
+		{"agent.approval_timeout", configs.DefaultApprovalTimeout, bot.DefaultApprovalTimeout},
+		{"cards.update_interval", configs.DefaultUpdateInterval, cards.DefaultUpdateInterval},
+	} {
+		if c.got != c.owners {
+			t.Errorf("%s: configs has %v, its owner %v", c.what, c.got, c.owners)
+		}
+	}
+	d := configs.Default()
+	if d.Agent.TurnTimeout != bot.DefaultTurnTimeout || d.Agent.ApprovalTimeout != bot.DefaultApprovalTimeout ||
+		d.Cards.UpdateInterval != cards.DefaultUpdateInterval || d.WeCom.AIBot.StreamWindow != webhook.DefaultStreamWindow ||
+		d.WeCom.Media.Timeout != wecom.DefaultMediaTimeout || d.WeCom.Media.MaxBytes != wecom.DefaultMediaMaxBytes {
+		t.Errorf("configs.Default() = %+v; its defaults are not the owners'", d)
+	}
+}
