@@ -23,6 +23,11 @@ func (a Access) Allowed(m Message) bool {
 	return m.ChatType == ChatGroup && listed(a.AllowChats, m.Chat)
 }
 
+// Allowed reports whether m's sender may drive the agent in m's
+// conversation (access.*). Intake refuses the others; a channel asks first
+// when taking a message costs something, such as fetching its files.
+func (e *Engine) Allowed(m Message) bool { return e.cfg.Access.Allowed(m) }
+
 // IsAdmin reports whether user is an admin.
 func (a Access) IsAdmin(user string) bool { return listed(a.Admins, user) }
 

@@ -62,6 +62,7 @@ func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 			return fmt.Errorf("wecom.aibot: %w", err)
 		}
 		ch.handler = observeCallbacks(webhook.Name, env.Obs, h)
+		ch.close = h.Close
 		return nil
 	}
 	return ch, nil
@@ -100,6 +101,7 @@ func longConnChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		// Callbacks only arrive once Run has subscribed, after attach.
 		attach: func(e *bot.Engine) error { callbacks = lcChan.Handler(e); return nil },
 		run:    conn.Run,
+		close:  lcChan.Close,
 		status: func() (bool, string) {
 			ready, state := conn.Status()
 			return ready, "longconn " + state

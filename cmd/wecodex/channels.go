@@ -39,6 +39,10 @@ type channel struct {
 	// status says whether the channel can serve users, and where it stands
 	// in words an admin can act on.
 	status func() (ready bool, state string)
+	// close, when set, stops and waits for what the channel does in the
+	// background (fetching messages' files); called once the HTTP server
+	// has stopped, before the engine stops.
+	close func()
 	// started is the info line logged once the engine runs, with its
 	// attributes (what the admin configured, never a secret).
 	started      string
@@ -74,6 +78,15 @@ func configuredChannels(cfg *configs.Config, env channelEnv) ([]*channel, error)
 		}
 	}
 	return chans, nil
+}
+
+// closeChannels runs each channel's close.
+func closeChannels(chans []*channel) {
+	for _, ch := range chans {
+		if ch.close != nil {
+			ch.close()
+		}
+	}
 }
 
 func botChannels(chans []*channel) []bot.Channel {

@@ -122,6 +122,9 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 		// Stopped after the HTTP server, so in-flight callbacks still reach
 		// a running engine.
 		defer eng.stop()
+		// Before it (deferred later): what the channels still do in the
+		// background (fetching a message's files) ends first.
+		defer closeChannels(chans)
 		deps.AgentWarnings = eng.warnings()
 	}
 	handler := newHandler(deps)

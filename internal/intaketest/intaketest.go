@@ -16,12 +16,15 @@ import (
 // Intake is what a channel hands messages to (*bot.Engine implements it).
 type Intake interface {
 	Receive(ctx context.Context, m bot.Message) (bot.Receipt, error)
+	Allowed(m bot.Message) bool
 }
 
 // Recorder is an Intake that keeps every message and then hands it to Next
 // (nil: it answers an empty receipt).
 type Recorder struct {
 	Next Intake
+	// Strangers are the users Allowed refuses when there is no Next.
+	Strangers []string
 
 	mu   sync.Mutex
 	got  []bot.Message
@@ -31,6 +34,14 @@ type Recorder struct {
 // New returns a Recorder in front of next.
 func New(next Intake) *Recorder {
 	return &Recorder{Next: next, took: make(chan struct{}, 64)}
+}
+
+// Allowed asks Next, or refuses Strangers.
+func (r *Recorder) Allowed(m bot.Message) bool {
+	if r.Next != nil {
+		return r.Next.Allowed(m)
+	}
+	return !slices.Contains(r.Strangers, m.User)
 }
 
 // Receive keeps m and passes it on.

@@ -19,6 +19,9 @@ const Name = "wecom_aibot_longconn"
 // Intake is what the channel hands messages to; *bot.Engine implements it.
 type Intake interface {
 	Receive(ctx context.Context, m bot.Message) (bot.Receipt, error)
+	// Allowed says whether m's sender may use the bot at all, so a
+	// stranger's files are never fetched.
+	Allowed(m bot.Message) bool
 }
 
 // Snapshot ordering across Show and the turn's presenter, which may run on
@@ -123,8 +126,9 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 	m := bot.Message{ID: cb.MsgID, Conversation: key, Chat: cb.ChatID, User: cb.UserID,
 		ChatType: chat, Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
 	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
-	if len(cb.Media) > 0 {
-		// Taken for fetching; how intake takes it is logged later.
+	if len(cb.Media) > 0 && in.Allowed(m) {
+		// Taken for fetching; how intake takes it is logged later. A
+		// stranger's files are not fetched: intake refuses the message.
 		c.fetchThenReceive(in, m, cb.Media)
 		return bot.CallbackOK
 	}

@@ -24,7 +24,7 @@ type mediaConn struct {
 
 // newMediaConn runs the long-connection channel against the fake server,
 // with WeCom's media server, handing messages to a recorder.
-func newMediaConn(t *testing.T, f wecom.Fetcher) *mediaConn {
+func newMediaConn(t *testing.T, f wecom.Fetcher, strangers ...string) *mediaConn {
 	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	media := wecomtest.NewMediaServer(nil)
@@ -32,6 +32,7 @@ func newMediaConn(t *testing.T, f wecom.Fetcher) *mediaConn {
 	logs := &testenv.LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	rec := intaketest.New(nil)
+	rec.Strangers = strangers
 	var ch *Channel
 	conn, err := New(Config{
 		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
@@ -161,5 +162,21 @@ func TestLongConnDownloadDoesNotHoldTheConnection(t *testing.T) {
 	c.push(t, wecomtest.LongConnMessage{MsgID: "t2", UserID: "lisi", Text: "after"})
 	if m := c.rec.Wait(t, time.Minute); m.ID != "t2" || c.rec.Count() != 3 || c.media.Gets(l) != 1 {
 		t.Fatalf("then %q, %d messages, %d downloads; want t2, 3, 1", m.ID, c.rec.Count(), c.media.Gets(l))
+	}
+}
+
+// TestLongConnStrangersFilesNotFetched: a user the access lists do not name
+// makes the bot download nothing; the message goes to intake without its
+// files, and intake refuses it.
+func TestLongConnStrangersFilesNotFetched(t *testing.T) {
+	c := newMediaConn(t, wecom.Fetcher{}, "mallory")
+	l := c.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
+	c.push(t, wecomtest.LongConnMessage{MsgID: "img-stranger", UserID: "mallory", MsgType: "image", Link: l})
+	m := c.rec.Wait(t, time.Minute)
+	if m.ID != "img-stranger" || len(m.Attachments) != 0 {
+		t.Fatalf("message %+v, want img-stranger without attachments", m)
+	}
+	if n := c.media.Gets(l); n != 0 {
+		t.Fatalf("the media server was asked %d times for a stranger's picture, want 0", n)
 	}
 }

@@ -26,6 +26,9 @@ const windowNoteRoom = 256
 // Intake is what the channel hands messages to; *bot.Engine implements it.
 type Intake interface {
 	Receive(ctx context.Context, m bot.Message) (bot.Receipt, error)
+	// Allowed says whether m's sender may use the bot at all, so a
+	// stranger's files are never fetched.
+	Allowed(m bot.Message) bool
 }
 
 // Options configure a Channel.
@@ -104,6 +107,8 @@ type bound struct {
 	c  *Channel
 	in Intake
 }
+
+func (b bound) Allowed(m bot.Message) bool { return b.in.Allowed(m) }
 
 func (b bound) Receive(ctx context.Context, m bot.Message) (Frame, error) {
 	return b.c.Receive(ctx, b.in, m)

@@ -23,6 +23,8 @@ import (
 // which a Redis-backed engine would only slow down.
 type echoEngine struct{ got []bot.Message }
 
+func (e *echoEngine) Allowed(bot.Message) bool { return true }
+
 func (e *echoEngine) Receive(_ context.Context, m bot.Message) (webhook.Frame, error) {
 	e.got = append(e.got, m)
 	return webhook.Frame{StreamID: "s-" + strconv.Itoa(len(e.got)), Content: "got it"}, nil

@@ -29,6 +29,8 @@ type Streams interface {
 	Hold(ctx context.Context, m bot.Message, text string) (f Frame, held bool, err error)
 	// Settle finishes a held stream whose message could not be received.
 	Settle(ctx context.Context, m bot.Message, text string) error
+	// Allowed says whether m's sender may use the bot (Intake.Allowed).
+	Allowed(m bot.Message) bool
 }
 
 // receiveTimeout bounds the engine's work on one callback. WeCom waits 5 s
@@ -147,7 +149,9 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if cb.Kind == wecom.KindMessage && len(cb.Media) > 0 {
+	// A stranger's files are not fetched: the message goes to intake as it
+	// is, which refuses it.
+	if cb.Kind == wecom.KindMessage && len(cb.Media) > 0 && h.streams.Allowed(messageOf(cb)) {
 		h.receiveMedia(w, r, q, cb)
 		return
 	}

@@ -224,3 +224,22 @@ func TestWebhookRedeliveryDuringDownload(t *testing.T) {
 		t.Fatalf("prompts %q, downloads %d, received %d; want one each", got, gets, n)
 	}
 }
+
+// TestWebhookStrangersFilesNotFetched: a user the access lists do not name
+// makes the bot download nothing: the callback is answered with intake's
+// refusal at once, and WeCom's media server is never asked.
+func TestWebhookStrangersFilesNotFetched(t *testing.T) {
+	h := newMediaHook(t, wecom.Fetcher{})
+	l := h.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
+	st := h.send(t, wecomtest.Message{MsgID: "img-stranger", From: "mallory", MsgType: "image", Link: l})
+	const refused = "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."
+	if st.First.Content != refused || !st.First.Finish {
+		t.Fatalf("first frame %+v, want the refusal, finished", st.First)
+	}
+	if m := h.rec.Wait(t, hangGuard); m.ID != "img-stranger" || len(m.Attachments) != 0 {
+		t.Fatalf("message %+v, want img-stranger without attachments", m)
+	}
+	if n := h.media.Gets(l); n != 0 {
+		t.Fatalf("the media server was asked %d times for a stranger's picture, want 0", n)
+	}
+}

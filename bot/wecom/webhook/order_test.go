@@ -38,6 +38,8 @@ func (e refusingEngine) Receive(context.Context, bot.Message) (Frame, error) {
 	return Frame{}, nil
 }
 
+func (e refusingEngine) Allowed(bot.Message) bool { return true }
+
 func (e refusingEngine) Frame(context.Context, string, Asker) (Frame, bool, error) {
 	e.t.Error("a rejected refresh reached the engine")
 	return Frame{}, false, nil
