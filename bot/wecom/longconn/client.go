@@ -117,8 +117,10 @@ func (c *Client) Run(ctx context.Context) error {
 			return nil
 		}
 		if errors.Is(err, ErrBadCredentials) || errors.Is(err, ErrKicked) {
-			c.o.Log.Error("wecom long connection stopped", "bot_id", c.o.BotID, "err", err)
+			// The state first: whoever reads the log line (an admin, a
+			// test) must find /readyz saying the same.
 			c.setState(func(s *State) { *s = State{Stopped: true, Err: err} })
+			c.o.Log.Error("wecom long connection stopped", "bot_id", c.o.BotID, "err", err)
 			return err
 		}
 		attempt++
