@@ -125,8 +125,8 @@ func (c *Client) Run(ctx context.Context) error {
 		}
 		attempt++
 		delay := Backoff(attempt, c.o.BackoffMin, c.o.BackoffMax)
-		c.o.Log.Warn("wecom long connection lost; reconnecting", "attempt", attempt, "in", delay, "err", err)
 		c.setState(func(s *State) { *s = State{Attempt: attempt, Retry: delay, Err: err} })
+		c.o.Log.Warn("wecom long connection lost; reconnecting", "attempt", attempt, "in", delay, "err", err)
 		select {
 		case <-ctx.Done():
 			c.setState(func(s *State) { *s = State{Stopped: true} })
