@@ -26,16 +26,16 @@ const (
 
 // WeCom's errcodes the fake answers with.
 const (
-	ErrcodeInvalidSecret    = 40001 // gettoken: corpsecret wrong
-	ErrcodeInvalidCorpID    = 40013
-	ErrcodeInvalidToken     = 40014 // access_token unknown
-	ErrcodeExpiredToken     = 42001 // access_token expired
-	ErrcodeInvalidAgentID   = 40056 // agentid missing, wrong or not a number
-	ErrcodeInvalidMediaID   = 40007
-	ErrcodeContentTooLong   = 45002
-	ErrcodeInvalidParameter = 40058 // a required field missing or of the wrong type
-	ErrcodeAllInvalid       = 81013 // no valid receiver
-	ErrcodeResponseCodeUsed = 40125 // update_template_card: response_code unknown or used (errcode UNVERIFIED)
+	ErrcodeInvalidSecret       = 40001 // gettoken: corpsecret wrong
+	ErrcodeInvalidCorpID       = 40013
+	ErrcodeInvalidToken        = 40014 // access_token unknown
+	ErrcodeExpiredToken        = 42001 // access_token expired
+	ErrcodeInvalidAgentID      = 40056 // agentid missing, wrong or not a number
+	ErrcodeInvalidMediaID      = 40007
+	ErrcodeContentTooLong      = 45002
+	ErrcodeInvalidParameter    = 40058 // a required field missing or of the wrong type
+	ErrcodeAllInvalid          = 81013 // no valid receiver
+	ErrcodeInvalidResponseCode = 60140 // update_template_card: response_code unknown or used (DOC 90313: 无效的response_code)
 )
 
 // AppAPIOptions describe the app the fake serves.

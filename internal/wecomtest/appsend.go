@@ -171,7 +171,7 @@ func (a *AppAPI) updateCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !a.codes[b.ResponseCode] {
-		fail(ErrcodeResponseCodeUsed, "invalid response_code: unknown or used")
+		fail(ErrcodeInvalidResponseCode, "invalid response_code")
 		return
 	}
 	if len(b.TemplateCard) == 0 && len(b.Button) == 0 {

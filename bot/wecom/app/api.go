@@ -31,6 +31,20 @@ const (
 	errcodeExpiredToken = 42001
 )
 
+// errcodeCardCodeSpent answers an update_template_card whose response_code
+// is unknown, already used or past its 72 hours: WeCom's global error codes
+// (https://developer.work.weixin.qq.com/document/path/90313) list 60140
+// 无效的response_code, "可能是response_code已经过期" (as crawled 2024-04-08 into
+// xen0n/go-workwx errcodes/mod.go). The card was updated already, or can no
+// longer be: nothing to retry.
+const errcodeCardCodeSpent = 60140
+
+// cardCodeSpent reports whether err says the card's response_code is spent.
+func cardCodeSpent(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Errcode == errcodeCardCodeSpent
+}
+
 // APIError is an app API call WeCom answered with a non-zero errcode.
 type APIError struct {
 	Op      string

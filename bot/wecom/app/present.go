@@ -98,7 +98,11 @@ func (c *Channel) closeCard(ctx context.Context, user, stream string, card *card
 		}
 		return
 	}
-	if err := c.api.updateCard(ctx, user, code, progressCard(card, stream, true)); err != nil {
+	err = c.api.updateCard(ctx, user, code, progressCard(card, stream, true))
+	switch {
+	case cardCodeSpent(err):
+		c.log.Warn("progress card already updated: its response_code is used or expired", "stream", stream, "errcode", errcodeCardCodeSpent)
+	case err != nil:
 		c.log.Warn("progress card not updated", "stream", stream, "err", err)
 	}
 }
