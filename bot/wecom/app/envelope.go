@@ -66,8 +66,40 @@ func seal(c *wecom.Crypter, plain []byte, timestamp, nonce string) ([]byte, erro
 	return out, nil
 }
 
-// cardReply is the passive reply that replaces a clicked card (DOC 90241,
-// 更新为新的卡片): list fields repeat their element once per entry.
+// The passive replies to a template_card_event, from WeCom's 被动回复消息格式 →
+// 模板卡片更新消息 (企业内部开发
+// https://developer.work.weixin.qq.com/document/path/90241; its 服务商代开发
+// twin https://developer.work.weixin.qq.com/document/path/96469), read
+// through SDKs that implement it, as the page itself could not be fetched
+// here: update_button is one <Button> holding <ReplaceName> (binarywang/WxJava
+// WxCpXmlOutUpdateBtnMessage; the Elixir wechat_sdk's quote of the page);
+// update_template_card is one <TemplateCard> in which a list repeats its
+// element once per entry, with no wrapper: one <ButtonList> with
+// <Text>/<Style>/<Key> per button (shenghui0779/sdk-go
+// corp/message/reply_test.go, the page's button_interaction example).
+
+// buttonReply greys the clicked button out under a new text (更新点击用户的按钮文案).
+type buttonReply struct {
+	XMLName      xml.Name `xml:"xml"`
+	ToUserName   cdata    `xml:"ToUserName"`
+	FromUserName cdata    `xml:"FromUserName"`
+	CreateTime   int64    `xml:"CreateTime"`
+	MsgType      cdata    `xml:"MsgType"`
+	ReplaceName  cdata    `xml:"Button>ReplaceName"`
+}
+
+// replaceButton is the passive reply XML that turns the clicked button into
+// a grey, unclickable label name, from the app (corpID) to user.
+func replaceButton(corpID, user string, created int64, name string) ([]byte, error) {
+	out, err := xml.Marshal(buttonReply{ToUserName: cdata{user}, FromUserName: cdata{corpID}, CreateTime: created,
+		MsgType: cdata{"update_button"}, ReplaceName: cdata{name}})
+	if err != nil {
+		return nil, fmt.Errorf("build the button reply: %w", err)
+	}
+	return out, nil
+}
+
+// cardReply replaces the clicked card (更新点击用户的整张卡片).
 type cardReply struct {
 	XMLName      xml.Name `xml:"xml"`
 	ToUserName   cdata    `xml:"ToUserName"`

@@ -106,27 +106,41 @@ func (h *handler) callback(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// click answers a card's button: stop the turn whose card it is, or decide
-// an approval and replace its card with the outcome (the passive reply).
+// textStopping replaces a clicked Stop button until the card is updated
+// to how the turn ended; the grey label cannot be clicked again.
+const textStopping = "Stopping…"
+
+// click answers a card's button: stop the turn whose card it is (its
+// button turns grey), or decide an approval and replace its card with the
+// outcome. Both answers are passive replies.
 func (h *handler) click(ctx context.Context, w http.ResponseWriter, q wecom.Query, cb Callback) {
 	if stream, ok := strings.CutPrefix(cb.EventKey, keyStop); ok {
-		if err := h.stop(ctx, cb, stream); err != nil {
+		stopped, err := h.stop(ctx, cb, stream)
+		switch {
+		case err != nil:
 			h.fail(w, "stop from a card click", err, "user", cb.User)
-			return
+		case !stopped:
+			w.WriteHeader(http.StatusOK)
+		default:
+			plain, err := replaceButton(h.c.corpID, cb.User, h.c.now().Unix(), textStopping)
+			h.answer(w, q, cb, plain, err)
 		}
-		w.WriteHeader(http.StatusOK)
 		return
 	}
 	card, ok, err := decideClick(ctx, h.in, cb)
 	switch {
 	case err != nil:
 		h.fail(w, "decide from a card click", err, "user", cb.User)
-		return
 	case !ok:
 		w.WriteHeader(http.StatusOK) // a done button, or a key not ours
-		return
+	default:
+		plain, err := replaceCard(h.c.corpID, cb.User, h.c.now().Unix(), card)
+		h.answer(w, q, cb, plain, err)
 	}
-	plain, err := replaceCard(h.c.corpID, cb.User, h.c.now().Unix(), card)
+}
+
+// answer seals the passive reply plain (built with err) and writes it.
+func (h *handler) answer(w http.ResponseWriter, q wecom.Query, cb Callback, plain []byte, err error) {
 	var body []byte
 	if err == nil {
 		body, err = seal(h.c.crypter, plain, q.Timestamp, q.Nonce)
@@ -139,17 +153,17 @@ func (h *handler) click(ctx context.Context, w http.ResponseWriter, q wecom.Quer
 	_, _ = w.Write(body)
 }
 
-// stop sends /stop for the user while the card's turn runs; a click on the
-// card of a turn that ended stops nothing. Every click of one card is one
-// message to intake, so repeats are deduped.
-func (h *handler) stop(ctx context.Context, cb Callback, stream string) error {
+// stop sends /stop for the user while the card's turn runs and says
+// whether it did; a click on the card of a turn that ended stops nothing.
+// Every click of one card is one message to intake, so repeats are deduped.
+func (h *handler) stop(ctx context.Context, cb Callback, stream string) (bool, error) {
 	open, err := h.c.store.CardOpen(ctx, stream)
 	if err != nil || !open {
-		return err
+		return false, err
 	}
 	_, err = h.in.Receive(ctx, bot.Message{ID: "stop-" + stream, Conversation: bot.ConversationKey(bot.ChatApp, cb.User),
 		User: cb.User, Text: "/stop", ChatType: bot.ChatApp, Channel: Name})
-	return err
+	return err == nil, err
 }
 
 // reject answers a request that failed a check. The log line names the

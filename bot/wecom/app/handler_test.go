@@ -96,8 +96,10 @@ func TestUnsupportedMessage(t *testing.T) {
 	}
 }
 
-// The progress card's stop button stops the running turn: the card ends
-// "Stopped" and the user is told so; a second click of it stops nothing.
+// The progress card's stop button stops the running turn: the click is
+// answered by greying the button out ("Stopping…"), the card ends "Stopped"
+// and the user is told so; a second click of it stops nothing and greys
+// nothing.
 func TestStopButton(t *testing.T) {
 	gate := scriptedmodel.NewGate()
 	t.Cleanup(gate.Release)
@@ -119,8 +121,20 @@ func TestStopButton(t *testing.T) {
 	progress := cardOf(t, sent.Card)
 	stop := progress.Buttons[0].Key
 	rep, err := n.cb.Send(ctx, wecomtest.AppCardClick(testUser, stop, progress.TaskID, "RC-click"))
-	if err != nil || rep.Status != 200 || rep.Plain != nil {
-		t.Fatalf("stop click: %d %q %v", rep.Status, rep.Plain, err)
+	if err != nil || rep.Status != 200 {
+		t.Fatalf("stop click: %d %v", rep.Status, err)
+	}
+	var grey struct {
+		To          string `xml:"ToUserName"`
+		From        string `xml:"FromUserName"`
+		MsgType     string `xml:"MsgType"`
+		ReplaceName string `xml:"Button>ReplaceName"`
+	}
+	if err := xmlUnmarshal(rep.Plain, &grey); err != nil {
+		t.Fatalf("stop click's passive reply %q: %v", rep.Plain, err)
+	}
+	if grey.To != testUser || grey.From != testCorp || grey.MsgType != "update_button" || grey.ReplaceName != "Stopping…" {
+		t.Fatalf("stop click's passive reply %+v, want update_button %q to %s", grey, "Stopping…", testUser)
 	}
 	upd, err := r.api.Wait(ctx, isUpdate)
 	if err != nil {
@@ -136,8 +150,8 @@ func TestStopButton(t *testing.T) {
 	if len(md) != 2 || md[0] != "OK — asked the running turn to stop." || !strings.HasSuffix(md[1], "⏹ Cancelled") {
 		t.Fatalf("messages %q", md)
 	}
-	if rep, err := n.cb.Send(ctx, wecomtest.AppCardClick(testUser, stop, progress.TaskID, "RC-click2")); err != nil || rep.Status != 200 {
-		t.Fatalf("second stop click: %d %v", rep.Status, err)
+	if rep, err := n.cb.Send(ctx, wecomtest.AppCardClick(testUser, stop, progress.TaskID, "RC-click2")); err != nil || rep.Status != 200 || rep.Plain != nil {
+		t.Fatalf("second stop click: %d %q %v", rep.Status, rep.Plain, err)
 	}
 	if got := len(r.api.Delivered(testUser, "markdown")); got != 2 {
 		t.Fatalf("a click on the ended card sent %d more messages", got-2)
