@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,8 +58,28 @@ func errNoChannel(q queued) error {
 
 // newCard is a card for q on its channel.
 func (r *turnRunner) newCard(ch Channel, q queued) *cards.Card {
-	opts := []cards.Option{cards.WithTitle(q.Text), cards.WithProgressStyle(cards.ProgressStyle(r.cfg.ProgressStyle))}
+	opts := []cards.Option{cards.WithTitle(cardTitle(q)), cards.WithProgressStyle(cards.ProgressStyle(r.cfg.ProgressStyle))}
 	return cards.New(append(opts, ch.CardOptions()...)...)
+}
+
+// cardTitle names the turn on its card: the user's text, else the quoted
+// text a quote-only message runs, else the files a message of nothing else
+// brought (a picture sent alone would otherwise have an empty title).
+func cardTitle(q queued) string {
+	if q.Text != "" {
+		return q.Text
+	}
+	if q.Quote != "" {
+		return q.Quote
+	}
+	names := make([]string, 0, len(q.Attachments))
+	for _, a := range q.Attachments {
+		names = append(names, a.Name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "📎 " + strings.Join(names, ", ")
 }
 
 // run runs q as a turn and presents its card on q's channel. cut is true
