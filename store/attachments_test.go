@@ -66,11 +66,11 @@ func TestAttachmentsWhenRedisStallsOrRestarts(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r.freeze()
+	r.Freeze()
 	stalled, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	err := s.SaveAttachment(stalled, conv, "s1", 0, []byte("picture"))
 	cancel()
-	r.thaw()
+	r.Thaw()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("SaveAttachment on a frozen Redis: %v, want the deadline exceeded", err)
 	}
@@ -80,7 +80,7 @@ func TestAttachmentsWhenRedisStallsOrRestarts(t *testing.T) {
 	if got, ok, err := s.Attachment(ctx, conv, "s1", 0); err != nil || !ok || string(got) != "picture" {
 		t.Fatalf("Attachment after the retry = %q %v %v", got, ok, err)
 	}
-	r.restartEmpty()
+	r.Restart()
 	if _, ok, err := s.Attachment(ctx, conv, "s1", 0); err != nil || ok {
 		t.Fatalf("Attachment after Redis restarted empty = %v %v, want gone without an error", ok, err)
 	}

@@ -24,7 +24,7 @@ func TestHolderRetakesLeaseLostWithRedis(t *testing.T) {
 		t.Fatalf("TakeTurn = %d %q %v", tok, item, err)
 	}
 
-	r.restartEmpty()
+	r.Restart()
 	held, _, err := s.RenewLease(ctx, conv, tok, time.Minute)
 	if err != nil || held {
 		t.Fatalf("RenewLease after the restart = %v %v, want not held (the lease is gone)", held, err)
@@ -82,7 +82,7 @@ func TestLeaseTakenAfterRedisRestartStaysTaken(t *testing.T) {
 		t.Fatalf("TakeTurn = %d %v, want token 4", tok, err)
 	}
 
-	r.restartEmpty()
+	r.Restart()
 	mustEnqueue(t, s, conv, "theirs")
 	other, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-b", time.Minute))
 	if err != nil || other != 1 {
@@ -165,11 +165,11 @@ func TestClaimAndEnqueueWhileRedisStalls(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r.freeze()
+	r.Freeze()
 	stalled, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	_, _, _, _, err := s.ClaimAndEnqueue(stalled, conv, "u", msg, "stream-a", []byte("item for stream-a"), 5)
 	cancel()
-	r.thaw()
+	r.Thaw()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("ClaimAndEnqueue on a frozen Redis: %v, want the deadline exceeded", err)
 	}
@@ -199,8 +199,8 @@ func TestDeadlineBoundsCallsToAFrozenRedis(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r.freeze()
-	defer r.thaw()
+	r.Freeze()
+	defer r.Thaw()
 	stalled, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
