@@ -119,28 +119,10 @@ func (s *Store) ApprovalDecision(ctx context.Context, conv string, id int64) ([]
 // WatchApprovals calls fn with the conversation and id of every decision
 // announced, until ctx ends. ready is called once the subscription is live.
 func (s *Store) WatchApprovals(ctx context.Context, ready func(), fn func(conv string, id int64)) error {
-	sub := s.client.Subscribe(ctx, s.keys.ApprovalChannel())
-	defer sub.Close()
-	if _, err := sub.Receive(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
+	return s.watch(ctx, "approval decisions", ready, func(m *redis.Message) {
+		conv, idText, _ := strings.Cut(m.Payload, "\n")
+		if id, err := strconv.ParseInt(idText, 10, 64); err == nil {
+			fn(conv, id)
 		}
-		return fmt.Errorf("subscribe to approval decisions: %w", err)
-	}
-	ready()
-	ch := sub.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-ch:
-			if !ok {
-				return errors.New("approval decision subscription closed")
-			}
-			conv, idText, _ := strings.Cut(m.Payload, "\n")
-			if id, err := strconv.ParseInt(idText, 10, 64); err == nil {
-				fn(conv, id)
-			}
-		}
-	}
+	}, s.keys.ApprovalChannel())
 }

@@ -210,27 +210,7 @@ func (s *Store) RequestStop(ctx context.Context, conv string) (bool, error) {
 // ctx ends (then it returns nil). ready is called once the subscription is
 // live. fn runs on the caller's goroutine and should not block for long.
 func (s *Store) WatchStops(ctx context.Context, ready func(), fn func(conv string)) error {
-	sub := s.client.Subscribe(ctx, s.keys.StopChannel())
-	defer sub.Close()
-	if _, err := sub.Receive(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("subscribe to stop requests: %w", err)
-	}
-	ready()
-	ch := sub.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-ch:
-			if !ok {
-				return errors.New("stop request subscription closed")
-			}
-			fn(m.Payload)
-		}
-	}
+	return s.watch(ctx, "stop requests", ready, func(m *redis.Message) { fn(m.Payload) }, s.keys.StopChannel())
 }
 
 // Heartbeat records replica as alive for ttl; ttl 0 drops the record at once

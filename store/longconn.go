@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -233,31 +232,11 @@ func (s *Store) ReopenStream(ctx context.Context, botID, reqID string, token int
 // ends (nil). ready is called once the subscription is live.
 func (s *Store) WatchRelay(ctx context.Context, botID string, ready func(), onFrame, onSend func(id string)) error {
 	frames, sends := s.keys.LongConnFrames(botID), s.keys.LongConnSendsChannel(botID)
-	sub := s.client.Subscribe(ctx, frames, sends)
-	defer sub.Close()
-	for range 2 { // one confirmation per channel
-		if _, err := sub.Receive(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("subscribe to the long-connection relay: %w", err)
+	return s.watch(ctx, "the long-connection relay", ready, func(m *redis.Message) {
+		if m.Channel == sends {
+			onSend(m.Payload)
+		} else {
+			onFrame(m.Payload)
 		}
-	}
-	ready()
-	ch := sub.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-ch:
-			if !ok {
-				return errors.New("long-connection relay subscription closed")
-			}
-			if m.Channel == sends {
-				onSend(m.Payload)
-			} else {
-				onFrame(m.Payload)
-			}
-		}
-	}
+	}, frames, sends)
 }
