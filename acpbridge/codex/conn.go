@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
-	"github.com/wecodex/wecodex/internal/procgroup"
-	"github.com/wecodex/wecodex/internal/readpace"
+	"github.com/wecodex/wecodex/acpbridge/internal/readpace"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // ErrAppServerExited is wrapped by every error caused by the app-server

@@ -11,6 +11,5 @@ import (
 // (the phase store is passed in), the server or the bot.
 func TestImportDirection(t *testing.T) {
 	housetest.Imports(t, "github.com/coder/acp-go-sdk", "github.com/wecodex/wecodex/acpbridge", "github.com/wecodex/wecodex/acpbridge/internal/...",
-		"github.com/wecodex/wecodex/internal/jsonscan", "github.com/wecodex/wecodex/internal/readpace",
-		"github.com/wecodex/wecodex/internal/procgroup")
+		"github.com/wecodex/wecodex/procgroup")
 }

@@ -1,6 +1,6 @@
 package codex
 
-import "github.com/wecodex/wecodex/internal/jsonscan"
+import "github.com/wecodex/wecodex/acpbridge/internal/jsonscan"
 
 // The read loop sees every line Codex writes, and almost all of them are
 // deltas. Decoding each into a struct with encoding/json costs several

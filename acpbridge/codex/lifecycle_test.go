@@ -11,8 +11,8 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/internal/codextest"
-	"github.com/wecodex/wecodex/internal/procgroup"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // killAppServer kills the running app-server the way a crash would.

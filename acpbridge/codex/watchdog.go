@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/wecodex/wecodex/internal/procgroup"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // How the watchdog tells a hung app-server from a busy one: while it has

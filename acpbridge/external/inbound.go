@@ -3,7 +3,7 @@ package external
 import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
-	"github.com/wecodex/wecodex/internal/jsonscan"
+	"github.com/wecodex/wecodex/acpbridge/internal/jsonscan"
 )
 
 // inboundUpdate is one session/update from an external agent, decoded once

@@ -15,8 +15,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
-	"github.com/wecodex/wecodex/internal/procgroup"
-	"github.com/wecodex/wecodex/internal/readpace"
+	"github.com/wecodex/wecodex/acpbridge/internal/readpace"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // agentProc is one run of the external agent's process and its ACP connection.

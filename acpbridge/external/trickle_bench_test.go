@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wecodex/wecodex/internal/readpace"
+	"github.com/wecodex/wecodex/acpbridge/internal/readpace"
 )
 
 // trickleEnv, when set to a file, turns the test binary into a writer that

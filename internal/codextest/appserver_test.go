@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wecodex/wecodex/internal/procgroup"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // rawAppServer is the smallest possible `codex app-server` client: JSON lines

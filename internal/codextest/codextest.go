@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/wecodex/wecodex/internal/procgroup"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // BinEnv names the variable that points tests at the codex binary; the

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wecodex/wecodex/internal/procgroup"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/procgroup"
 )
 
 // Options say which binaries and config the demo runs.
