@@ -20,7 +20,7 @@ func (a Access) Allowed(m Message) bool {
 	if a.IsAdmin(m.User) || listed(a.AllowUsers, m.User) {
 		return true
 	}
-	return m.ChatType == ChatGroup && listed(a.AllowChats, m.Chat)
+	return m.Conversation.Group && listed(a.AllowChats, m.Conversation.ID)
 }
 
 // Allowed reports whether m's sender may drive the agent in m's

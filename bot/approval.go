@@ -46,7 +46,7 @@ const (
 // ApprovalAsk is one approval request as channels see it.
 type ApprovalAsk struct {
 	ID           int64
-	Conversation string
+	Conversation Conversation
 	Requester    string
 	// What is the short description the card shows: the command and its
 	// working directory, or the files a patch touches.
@@ -129,9 +129,9 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest) a
 		cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (" + textApprovalStoreDown + ")"})
 		return pick(req, VerdictDeny)
 	}
-	ask := ApprovalAsk{ID: id, Conversation: cs.turn.Conversation, Requester: rec.Requester, What: short, Turn: cs.turn.turn()}
+	ask := ApprovalAsk{ID: id, Conversation: cs.turn.conversation(), Requester: rec.Requester, What: short, Turn: cs.turn.turn()}
 	d := a.await(ctx, req.SessionId, cs, ask, full)
-	a.log.Info("approval decided", "conv", ask.Conversation, "approval", id, "verdict", string(d.Verdict),
+	a.log.Info("approval decided", "conv", ask.Conversation.Key(), "approval", id, "verdict", string(d.Verdict),
 		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
 	a.cfg.Observer.Approval(string(d.Verdict))
 	if ap, ok := cs.ch.(Approver); ok {
@@ -156,7 +156,7 @@ func (a *approvals) await(ctx context.Context, sid acp.SessionId, cs cardSink, a
 	go func() {
 		defer close(watched)
 		err := a.store.WatchApprovals(wctx, func() { close(ready) }, func(conv string, id int64) {
-			if conv == ask.Conversation && id == ask.ID {
+			if conv == ask.Conversation.Key() && id == ask.ID {
 				select {
 				case events <- struct{}{}:
 				default:
@@ -164,7 +164,7 @@ func (a *approvals) await(ctx context.Context, sid acp.SessionId, cs cardSink, a
 			}
 		})
 		if err != nil {
-			a.log.Warn("watch approval decisions; polling instead", "conv", ask.Conversation, "err", err)
+			a.log.Warn("watch approval decisions; polling instead", "conv", ask.Conversation.Key(), "err", err)
 		}
 	}()
 	defer func() { cancel(); <-watched }()
@@ -204,10 +204,10 @@ func (a *approvals) await(ctx context.Context, sid acp.SessionId, cs cardSink, a
 
 // recorded returns the decision in the store, if there is one.
 func (a *approvals) recorded(ctx context.Context, ask ApprovalAsk) (ApprovalDecision, bool) {
-	b, err := a.store.ApprovalDecision(ctx, ask.Conversation, ask.ID)
+	b, err := a.store.ApprovalDecision(ctx, ask.Conversation.Key(), ask.ID)
 	if err != nil {
 		if ctx.Err() == nil {
-			a.log.Warn("look for an approval decision", "conv", ask.Conversation, "approval", ask.ID, "err", err)
+			a.log.Warn("look for an approval decision", "conv", ask.Conversation.Key(), "approval", ask.ID, "err", err)
 		}
 		return ApprovalDecision{}, false
 	}
@@ -226,9 +226,9 @@ func (a *approvals) settleAs(ctx context.Context, ask ApprovalAsk, v Verdict) Ap
 	body, _ := json.Marshal(mine)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, current, _, err := a.store.DecideApproval(sctx, ask.Conversation, ask.ID, body)
+	_, current, _, err := a.store.DecideApproval(sctx, ask.Conversation.Key(), ask.ID, body)
 	if err != nil {
-		a.log.Error("record approval "+string(v), "conv", ask.Conversation, "approval", ask.ID, "err", err)
+		a.log.Error("record approval "+string(v), "conv", ask.Conversation.Key(), "approval", ask.ID, "err", err)
 		return mine
 	}
 	var d ApprovalDecision

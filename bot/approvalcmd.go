@@ -16,7 +16,7 @@ func (a *approvals) command(ctx context.Context, m Message, cmd string) (string,
 	if !ok {
 		return textApprovalUsage, nil
 	}
-	r, err := a.decide(ctx, m.Conversation, m.User, id, v)
+	r, err := a.decide(ctx, m.Conversation.Key(), m.User, id, v)
 	return r.Text, err
 }
 

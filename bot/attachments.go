@@ -68,8 +68,8 @@ func (in *intake) keepAttachments(ctx context.Context, log *slog.Logger, m Messa
 	for i, a := range m.Attachments {
 		q := queuedAttachment{Kind: a.Kind, Name: a.Name, MIME: a.MIME, Problem: problemOf(a)}
 		if q.Problem == "" {
-			if err := in.store.SaveAttachment(ctx, m.Conversation, m.Reply.Stream, i, a.Data); err != nil {
-				in.dropAttachments(ctx, log, m.Conversation, m.Reply.Stream, i)
+			if err := in.store.SaveAttachment(ctx, m.Conversation.Key(), m.Reply.Stream, i, a.Data); err != nil {
+				in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, i)
 				return nil, fmt.Errorf("keep attachment %d of message %s: %w", i, m.ID, err)
 			}
 		}

@@ -35,7 +35,7 @@ type Channel interface {
 // user's /more; More renders its next part. Channels that never cut an
 // answer need not implement it.
 type Continuer interface {
-	More(ctx context.Context, conversation string) (string, error)
+	More(ctx context.Context, c Conversation) (string, error)
 }
 
 // ReplyTo is the handle a channel answers one message on. It is recorded with
@@ -65,9 +65,8 @@ const (
 
 // Reply is a short answer on one message's reply.
 type Reply struct {
-	Conversation string
+	Conversation Conversation
 	User         string
-	ChatType     ChatType
 	To           ReplyTo
 	State        ReplyState
 	// Text is the markdown to show, unless Card is set.
@@ -81,9 +80,8 @@ type Reply struct {
 // channel.
 type Turn struct {
 	MsgID        string
-	Conversation string
+	Conversation Conversation
 	User         string
-	ChatType     ChatType
 	Text         string
 	To           ReplyTo
 	// Received (unix ms) is when intake accepted the message.

@@ -128,8 +128,8 @@ func TestTurnIsPresentedOnItsChannel(t *testing.T) {
 		t.Fatalf("Channels() = %q", got)
 	}
 	// Received before Run: the message waits in the store, not in memory.
-	rc, err := e.Receive(t.Context(), bot.Message{ID: "m1", Conversation: "single:alice", User: "alice",
-		ChatType: bot.ChatSingle, Text: "hello", Channel: "b"})
+	rc, err := e.Receive(t.Context(), bot.Message{ID: "m1", Conversation: bot.Conversation{Kind: "single", ID: "alice"}, User: "alice",
+		Text: "hello", Channel: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,16 +156,16 @@ func TestTurnIsPresentedOnItsChannel(t *testing.T) {
 	}
 
 	// A command is answered on the channel, finished, and runs no turn.
-	rc, err = e.Receive(t.Context(), bot.Message{ID: "m2", Conversation: "single:alice", User: "alice",
-		ChatType: bot.ChatSingle, Text: "/more", Channel: "a"})
+	rc, err = e.Receive(t.Context(), bot.Message{ID: "m2", Conversation: bot.Conversation{Kind: "single", ID: "alice"}, User: "alice",
+		Text: "/more", Channel: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rc.Reply.State != bot.ReplyFinished || rc.Reply.Text != bot.TextNoMore {
 		t.Fatalf("/more on a channel without continuation: %+v", rc.Reply)
 	}
-	if _, err := e.Receive(t.Context(), bot.Message{ID: "m3", Conversation: "single:alice", User: "alice",
-		ChatType: bot.ChatSingle, Text: "x", Channel: "nope"}); err == nil {
+	if _, err := e.Receive(t.Context(), bot.Message{ID: "m3", Conversation: bot.Conversation{Kind: "single", ID: "alice"}, User: "alice",
+		Text: "x", Channel: "nope"}); err == nil {
 		t.Fatal("a message on an unregistered channel was accepted")
 	}
 }

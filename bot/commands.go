@@ -34,24 +34,24 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 		}
 		return c.More(ctx, m.Conversation)
 	case "/new":
-		if err := in.store.ForgetSession(ctx, m.Conversation); err != nil {
-			return "", fmt.Errorf("/new in %s: %w", m.Conversation, err)
+		if err := in.store.ForgetSession(ctx, m.Conversation.Key()); err != nil {
+			return "", fmt.Errorf("/new in %s: %w", m.Conversation.Key(), err)
 		}
 		return textNew, nil
 	case "/stop":
-		running, err := in.store.RequestStop(ctx, m.Conversation)
+		running, err := in.store.RequestStop(ctx, m.Conversation.Key())
 		if err != nil {
-			return "", fmt.Errorf("/stop in %s: %w", m.Conversation, err)
+			return "", fmt.Errorf("/stop in %s: %w", m.Conversation.Key(), err)
 		}
 		// The store's announcement reaches this replica too; checking a local
 		// turn directly does not depend on the subscription.
-		in.sched.checkStop(m.Conversation)
+		in.sched.checkStop(m.Conversation.Key())
 		if running {
 			return textStopped, nil
 		}
 		return textNothingToRun, nil
 	case "/status":
-		return in.status(ctx, m.Conversation)
+		return in.status(ctx, m.Conversation.Key())
 	}
 	return textHelp, nil
 }

@@ -67,8 +67,8 @@ func ExampleEngine() {
 	done := make(chan error, 1)
 	go func() { done <- e.Run(runCtx) }()
 
-	if _, err := e.Receive(ctx, bot.Message{ID: "m1", Conversation: "single:alice", User: "alice",
-		ChatType: bot.ChatSingle, Text: "why is the sky blue?", Channel: ch.Name()}); err != nil {
+	if _, err := e.Receive(ctx, bot.Message{ID: "m1", Conversation: bot.Conversation{Kind: "single", ID: "alice"}, User: "alice",
+		Text: "why is the sky blue?", Channel: ch.Name()}); err != nil {
 		panic(err)
 	}
 	<-ch.finished

@@ -37,13 +37,17 @@ type Receipt struct {
 
 // queued is a message waiting in a conversation's queue, as stored in Redis.
 type queued struct {
-	MsgID        string   `json:"msgid"`
-	StreamID     string   `json:"stream"`
-	Conversation string   `json:"conv"`
-	User         string   `json:"user"`
-	Text         string   `json:"text"`
-	ChatType     ChatType `json:"chat"`
-	ReplyURL     string   `json:"reply_url,omitempty"`
+	MsgID    string `json:"msgid"`
+	StreamID string `json:"stream"`
+	// Conversation is the conversation's Key, Kind its Kind and Group its
+	// Group; conversation() reads them back. A previous version reads the
+	// key and the kind too (its chat type), so they keep their names.
+	Conversation string `json:"conv"`
+	Kind         string `json:"chat"`
+	Group        *bool  `json:"group,omitempty"`
+	User         string `json:"user"`
+	Text         string `json:"text"`
+	ReplyURL     string `json:"reply_url,omitempty"`
 	// Channel names the channel to present the turn on; "" for a message
 	// queued before channels were named.
 	Channel  string `json:"channel,omitempty"`
@@ -57,16 +61,30 @@ type queued struct {
 	Attachments []queuedAttachment `json:"attachments,omitempty"`
 }
 
+// conversation is the conversation q was queued in.
+func (q queued) conversation() Conversation {
+	c, _ := conversationOf(q.Kind, q.Conversation, q.Group)
+	return c
+}
+
+// namespaced reports whether q's key is its conversation's Key. Keys before
+// that were bare user or chat ids, which cannot tell a user from a group
+// with the same id.
+func (q queued) namespaced() bool {
+	_, ok := conversationOf(q.Kind, q.Conversation, q.Group)
+	return ok
+}
+
 func (q queued) turn() Turn {
 	return Turn{
-		MsgID: q.MsgID, Conversation: q.Conversation, User: q.User, ChatType: q.ChatType, Text: q.Text,
+		MsgID: q.MsgID, Conversation: q.conversation(), User: q.User, Text: q.Text,
 		To: ReplyTo{Stream: q.StreamID, URL: q.ReplyURL, Ref: q.ReplyRef}, Received: q.Received,
 	}
 }
 
 func (q queued) reply(state ReplyState, text string) Reply {
 	t := q.turn()
-	return Reply{Conversation: t.Conversation, User: t.User, ChatType: t.ChatType, To: t.To, State: state, Text: text}
+	return Reply{Conversation: t.Conversation, User: t.User, To: t.To, State: state, Text: text}
 }
 
 // receive handles one user message and returns what its reply shows: a
@@ -74,11 +92,11 @@ func (q queued) reply(state ReplyState, text string) Reply {
 // A message whose ID was seen before returns the same reply; it never starts
 // a second turn.
 func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
-	if m.ID == "" || m.User == "" || !knownChat(m.ChatType) {
-		return Receipt{}, errors.New("receive message: it has no id, no user or no chat type (single, group or app)")
+	if m.ID == "" || m.User == "" {
+		return Receipt{}, errors.New("receive message: it has no id or no user")
 	}
-	if want := conversationOf(m); m.Conversation != want {
-		return Receipt{}, fmt.Errorf("receive message %s: conversation %q, want %q (bot.ConversationKey of its chat type and id)", m.ID, m.Conversation, want)
+	if err := m.Conversation.valid(); err != nil {
+		return Receipt{}, fmt.Errorf("receive message %s: %w", m.ID, err)
 	}
 	ch, ok := in.channels.of(m.Channel)
 	if !ok {
@@ -89,14 +107,14 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	// message id (a repeat, a guess) is a new message of theirs, never a
 	// way to read the stream the first one started.
 	m.Reply.Stream = streamOf(m)
-	log := in.log.With("msgid", m.ID, "conv", m.Conversation, "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
+	log := in.log.With("msgid", m.ID, "conv", m.Conversation.Key(), "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
 	text := strings.TrimSpace(m.Text)
 	m.Quote = strings.TrimSpace(m.Quote)
 	cmd, isCmd := parseCommand(text)
 	if in.cfg.Access.Allowed(m) && !isCmd && runnable(m, text) {
 		return in.enqueue(ctx, log, ch, m, text)
 	}
-	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream)
+	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("dedupe message %s: %w", m.ID, err)
 	}
@@ -149,13 +167,13 @@ func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Me
 func (in *intake) releaseClaim(ctx context.Context, log *slog.Logger, m Message) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), retryAttemptTimeout)
 	defer cancel()
-	if err := in.store.ReleaseClaim(rctx, m.Conversation, m.User, m.ID, m.Reply.Stream); err != nil {
+	if err := in.store.ReleaseClaim(rctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream); err != nil {
 		log.Warn("release the claim of a message whose answer failed; its redelivery will find no answer", "err", err)
 	}
 }
 
 func replyTo(m Message, state ReplyState, text string) Reply {
-	return Reply{Conversation: m.Conversation, User: m.User, ChatType: m.ChatType, To: m.Reply, State: state, Text: text}
+	return Reply{Conversation: m.Conversation, User: m.User, To: m.Reply, State: state, Text: text}
 }
 
 func (in *intake) show(ctx context.Context, ch Channel, r Reply) (Receipt, error) {
@@ -172,22 +190,23 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	if err != nil {
 		return Receipt{}, err
 	}
+	conv, group := m.Conversation.Key(), m.Conversation.Group
 	item, err := json.Marshal(queued{
-		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: m.Conversation, User: m.User,
-		Text: text, Quote: m.Quote, Attachments: atts, ChatType: m.ChatType,
+		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: conv, Kind: m.Conversation.Kind, Group: &group, User: m.User,
+		Text: text, Quote: m.Quote, Attachments: atts,
 		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
 		Received: time.Now().UnixMilli(),
 	})
 	if err != nil {
-		in.dropAttachments(ctx, log, m.Conversation, m.Reply.Stream, len(atts))
+		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))
 		return Receipt{}, fmt.Errorf("encode queued message: %w", err)
 	}
 	// Claimed and queued in one step: if it fails, nothing was, and the
 	// platform's retry is a first delivery again.
-	recorded, claimed, pos, leased, err := in.store.ClaimAndEnqueue(ctx, m.Conversation, m.User, m.ID, m.Reply.Stream, item, in.cfg.MaxQueue)
+	recorded, claimed, pos, leased, err := in.store.ClaimAndEnqueue(ctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream, item, in.cfg.MaxQueue)
 	if err != nil || !claimed || pos == 0 {
 		// Not queued under this stream: its bytes serve no turn.
-		in.dropAttachments(ctx, log, m.Conversation, m.Reply.Stream, len(atts))
+		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))
 	}
 	if err != nil {
 		return Receipt{}, fmt.Errorf("enqueue message %s: %w", m.ID, err)
@@ -195,7 +214,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	if !claimed {
 		// Queued by an earlier delivery, which may have failed before it
 		// woke the scheduler.
-		in.sched.wake(m.Conversation)
+		in.sched.wake(m.Conversation.Key())
 		return repeated(m, recorded), nil
 	}
 	if pos == 0 {
@@ -209,9 +228,9 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	// The placeholder follows the enqueue: a waiting reply never replaces
 	// the card of a turn that took the message meanwhile.
 	placeholder := replyTo(m, ReplyWaiting, textThinking)
-	in.sched.wake(m.Conversation)
+	in.sched.wake(m.Conversation.Key())
 	if leased {
-		in.sched.queued(m.Conversation, pos)
+		in.sched.queued(m.Conversation.Key(), pos)
 	}
 	placed, err := ch.Show(ctx, placeholder)
 	if err != nil {

@@ -115,7 +115,7 @@ func workspace(t *testing.T, root, conv string) string {
 }
 
 func alice(id, text string, atts ...bot.Attachment) bot.Message {
-	return bot.Message{ID: id, Conversation: "single:alice", User: "alice", ChatType: bot.ChatSingle,
+	return bot.Message{ID: id, Conversation: bot.Conversation{Kind: "single", ID: "alice"}, User: "alice",
 		Text: text, Attachments: atts, Channel: "chat"}
 }
 

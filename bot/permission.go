@@ -35,6 +35,6 @@ func (e *Engine) AskPermissions(ctx context.Context, req acp.RequestPermissionRe
 // Decide records user's verdict on approval request id (0: the oldest
 // waiting) of conv, as /approve and /deny do, and says what happened, with
 // the line to show the user. Channels with buttons call it for a click.
-func (e *Engine) Decide(ctx context.Context, conv, user string, id int64, v Verdict) (Decided, error) {
-	return e.approve.decide(ctx, conv, user, id, v)
+func (e *Engine) Decide(ctx context.Context, conv Conversation, user string, id int64, v Verdict) (Decided, error) {
+	return e.approve.decide(ctx, conv.Key(), user, id, v)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 )
@@ -284,7 +283,7 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 		switch err := json.Unmarshal(item, &q); {
 		case err != nil:
 			log.Error("drop undecodable queued message", "err", err)
-		case !namespaced(q.Conversation):
+		case !q.namespaced():
 			s.runner.refuseLegacy(ctx, q)
 		default:
 			s.showPositions(ctx, w.conv)
@@ -379,14 +378,6 @@ func (s *scheduler) showPositions(ctx context.Context, conv string) {
 			s.log.Warn("update queue position", "conv", conv, "err", err)
 		}
 	}
-}
-
-// namespaced reports whether conv is a key ConversationKey made. Keys before
-// it were bare user or chat ids, which cannot tell a user from a group with
-// the same id.
-func namespaced(conv string) bool {
-	kind, _, ok := strings.Cut(conv, ":")
-	return ok && knownChat(ChatType(kind))
 }
 
 // showWaiting updates a waiting message's reply on its channel.

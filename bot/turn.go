@@ -298,7 +298,7 @@ func (r *turnRunner) showFailed(ctx context.Context, q queued, detail string) (b
 // group's and a user's at once; the card asks for the message again, which
 // then runs in its own conversation.
 func (r *turnRunner) refuseLegacy(ctx context.Context, q queued) {
-	q.Conversation = ConversationKey(q.ChatType, q.Conversation) // the key its asker refreshes with
+	q.Conversation = q.conversation().Key() // the key its asker refreshes with
 	if _, err := r.showFailed(ctx, q, textLegacyQueued); err != nil {
 		r.log.Error("finish the card of a message queued before the upgrade", "msgid", q.MsgID, "err", err)
 		return

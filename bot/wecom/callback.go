@@ -73,15 +73,9 @@ type Event struct {
 	Detail json.RawMessage
 }
 
-// ConversationKey names the conversation a callback belongs to: the group
-// chat for group messages, the user for 1:1 chats. The prefixes keep a chat id
-// and a user id that happen to be equal apart.
-func (c Callback) ConversationKey() string {
-	if c.ChatType == ChatGroup {
-		return bot.ConversationKey(bot.ChatGroup, c.ChatID)
-	}
-	return bot.ConversationKey(bot.ChatSingle, c.UserID)
-}
+// Conversation is the conversation a callback belongs to: the group chat
+// for group messages, the user for 1:1 chats.
+func (c Callback) Conversation() bot.Conversation { return ChatOf(c.ChatType, c.ChatID, c.UserID) }
 
 // wireCallback is the envelope of a decrypted callback as WeCom sends it;
 // a message's content is read by ParseContent.

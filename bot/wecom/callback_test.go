@@ -141,12 +141,12 @@ func TestParseCallbackUnsupported(t *testing.T) {
 	}
 }
 
-func TestConversationKey(t *testing.T) {
-	if got := (Callback{ChatType: ChatGroup, ChatID: "C", UserID: "u"}).ConversationKey(); got != "group:C" {
-		t.Errorf("group key = %q", got)
+func TestCallbackConversation(t *testing.T) {
+	if got := (Callback{ChatType: ChatGroup, ChatID: "C", UserID: "u"}).Conversation(); got != GroupChat("C") || got.Key() != "group:C" {
+		t.Errorf("group conversation = %#v, key %q", got, got.Key())
 	}
-	if got := (Callback{ChatType: ChatSingle, UserID: "u"}).ConversationKey(); got != "single:u" {
-		t.Errorf("single key = %q", got)
+	if got := (Callback{ChatType: ChatSingle, UserID: "u"}).Conversation(); got != SingleChat("u") || got.Key() != "single:u" {
+		t.Errorf("single conversation = %#v, key %q", got, got.Key())
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
@@ -246,7 +246,7 @@ func TestE2ELongConnTurnOnStandbyWhenHolderKilled(t *testing.T) {
 	// takes bob's messages while B lives, although A receives them.
 	rdb := redis.NewClient(e.redisURL)
 	defer rdb.Close()
-	owner := store.NewKeys(e.prefix).Owner(bot.ConversationKey(bot.ChatSingle, "bob"))
+	owner := store.NewKeys(e.prefix).Owner(wecom.SingleChat("bob").Key())
 	if err := rdb.Set(ctx, owner, replicaOf(t, ctx, b), store.ConversationTTL).Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ var verbs = map[string]bot.Verdict{"approve": bot.VerdictApprove, "always": bot.
 // status line says so.
 func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
-	user := userOf(a.Conversation)
+	user := a.Conversation.ID // an app conversation is its user's
 	if err := c.pace.wait(ctx, user); err != nil {
 		return text
 	}
@@ -59,7 +59,7 @@ func approvalCard(a bot.ApprovalAsk) cards.TemplateCard {
 
 // Decider records a click's decision; *bot.Engine implements it.
 type Decider interface {
-	Decide(ctx context.Context, conv, user string, id int64, v bot.Verdict) (bot.Decided, error)
+	Decide(ctx context.Context, conv bot.Conversation, user string, id int64, v bot.Verdict) (bot.Decided, error)
 }
 
 // decideClick decides the request an approval button names and returns the
@@ -74,7 +74,7 @@ func decideClick(ctx context.Context, d Decider, cb Callback) (card cards.Templa
 	}
 	title, text := "Decided", fmt.Sprintf("#%d was decided already.", id)
 	if v, known := verbs[verb]; known {
-		r, err := d.Decide(ctx, bot.ConversationKey(bot.ChatApp, cb.User), cb.User, id, v)
+		r, err := d.Decide(ctx, wecom.AppChat(cb.User), cb.User, id, v)
 		if err != nil {
 			return cards.TemplateCard{}, true, err
 		}

@@ -19,7 +19,7 @@ func (discardIntake) Receive(context.Context, bot.Message) (bot.Receipt, error) 
 	return bot.Receipt{}, nil
 }
 
-func (discardIntake) Decide(context.Context, string, string, int64, bot.Verdict) (bot.Decided, error) {
+func (discardIntake) Decide(context.Context, bot.Conversation, string, int64, bot.Verdict) (bot.Decided, error) {
 	return bot.Decided{}, nil
 }
 

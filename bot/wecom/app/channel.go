@@ -136,7 +136,7 @@ func (c *Channel) CardOptions() []cards.Option { return nil }
 // often; the progress card comes when the turn starts. A finished reply
 // goes out once, and never after the turn's own end.
 func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
-	user := userOf(r.Conversation)
+	user := r.Conversation.ID // an app conversation is its user's
 	switch r.State {
 	case bot.ReplyWaiting:
 		return true, nil
@@ -158,14 +158,8 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 
 // Present opens the presentation of a turn that starts now.
 func (c *Channel) Present(t bot.Turn) bot.Presenter {
-	return &presenter{c: c, t: t, user: userOf(t.Conversation), opened: make(chan struct{}),
+	return &presenter{c: c, t: t, user: t.Conversation.ID, opened: make(chan struct{}),
 		log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream)}
-}
-
-// userOf is the user of an app conversation (app:<userid>).
-func userOf(conversation string) string {
-	_, id, _ := strings.Cut(conversation, ":")
-	return id
 }
 
 // sendAttempts bounds the tries of one message: a send that failed for a

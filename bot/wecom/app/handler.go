@@ -161,8 +161,8 @@ func (h *handler) stop(ctx context.Context, cb Callback, stream string) (bool, e
 	if err != nil || !open {
 		return false, err
 	}
-	_, err = h.in.Receive(ctx, bot.Message{ID: "stop-" + stream, Conversation: bot.ConversationKey(bot.ChatApp, cb.User),
-		User: cb.User, Text: "/stop", ChatType: bot.ChatApp, Channel: Name})
+	_, err = h.in.Receive(ctx, bot.Message{ID: "stop-" + stream, Conversation: wecom.AppChat(cb.User),
+		User: cb.User, Text: "/stop", Channel: Name})
 	return err == nil, err
 }
 

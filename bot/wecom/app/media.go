@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // maxMediaBytes caps an inbound file: WeCom's own cap on app media (20 MB
@@ -18,8 +19,7 @@ const maxMediaBytes = 20 << 20
 // (media/get), since a turn may start on another replica; a fetch that fails
 // becomes the attachment's Problem and the message still runs.
 func (c *Channel) messageOf(ctx context.Context, cb Callback) bot.Message {
-	m := bot.Message{ID: cb.MsgID, Conversation: bot.ConversationKey(bot.ChatApp, cb.User), User: cb.User,
-		ChatType: bot.ChatApp, Channel: Name}
+	m := bot.Message{ID: cb.MsgID, Conversation: wecom.AppChat(cb.User), User: cb.User, Channel: Name}
 	switch cb.MsgType {
 	case "text":
 		m.Text = cb.Content

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
@@ -33,7 +34,7 @@ func TestMessageMediaFetched(t *testing.T) {
 			bot.Attachment{Kind: bot.AttachFile, Name: "voice-3.amr", Problem: "the file could not be fetched from WeCom"}},
 	} {
 		m := c.messageOf(ctx, tc.cb)
-		if m.Conversation != "app:"+testUser || m.ChatType != bot.ChatApp || m.ID != tc.cb.MsgID || len(m.Attachments) != 1 {
+		if m.Conversation != wecom.AppChat(testUser) || m.ID != tc.cb.MsgID || len(m.Attachments) != 1 {
 			t.Fatalf("%s: message %+v", tc.cb.MsgType, m)
 		}
 		a := m.Attachments[0]
@@ -52,7 +53,7 @@ func TestMessageMediaFetched(t *testing.T) {
 func TestFinishedReplyOnce(t *testing.T) {
 	r := newRig(t)
 	c, _ := r.channel(t, "A")
-	rep := bot.Reply{Conversation: "app:" + testUser, User: testUser, ChatType: bot.ChatApp, To: bot.ReplyTo{Stream: "s1"}, State: bot.ReplyFinished, Text: "Done here."}
+	rep := bot.Reply{Conversation: wecom.AppChat(testUser), User: testUser, To: bot.ReplyTo{Stream: "s1"}, State: bot.ReplyFinished, Text: "Done here."}
 	for i, want := range []bool{true, false} {
 		shown, err := c.Show(waitCtx(t), rep)
 		if err != nil || shown != want {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
@@ -64,8 +65,8 @@ func TestTwoReplicasShareOneTokenFetch(t *testing.T) {
 	ctx := waitCtx(t)
 	show := func(c *Channel, stream string, wg *sync.WaitGroup) {
 		defer wg.Done()
-		_, err := c.Show(ctx, bot.Reply{Conversation: bot.ConversationKey(bot.ChatApp, testUser), User: testUser,
-			ChatType: bot.ChatApp, To: bot.ReplyTo{Stream: stream}, State: bot.ReplyFinished, Text: "from " + stream})
+		_, err := c.Show(ctx, bot.Reply{Conversation: wecom.AppChat(testUser), User: testUser,
+			To: bot.ReplyTo{Stream: stream}, State: bot.ReplyFinished, Text: "from " + stream})
 		if err != nil {
 			t.Error(err)
 		}

@@ -14,7 +14,7 @@ import (
 
 // Decider records a click's decision; *bot.Engine implements it.
 type Decider interface {
-	Decide(ctx context.Context, conv, user string, id int64, v bot.Verdict) (bot.Decided, error)
+	Decide(ctx context.Context, conv bot.Conversation, user string, id int64, v bot.Verdict) (bot.Decided, error)
 }
 
 var _ bot.Approver = (*Channel)(nil)
@@ -35,7 +35,7 @@ var verbs = map[string]bot.Verdict{"approve": bot.VerdictApprove, "always": bot.
 // status line names only them.
 func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
-	body := map[string]any{"chatid": chatOf(a.Conversation), "msgtype": "template_card", "template_card": askCard(a)}
+	body := map[string]any{"chatid": a.Conversation.ID, "msgtype": "template_card", "template_card": askCard(a)}
 	if err := c.conn.Send(ctx, body); err != nil {
 		c.log.Warn("send the approval card; the text commands still work", "conv", a.Conversation, "approval", a.ID, "err", err)
 		return text
@@ -76,10 +76,7 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
 		c.log.Info("card click ignored: not an approval button", "user", cb.UserID)
 		return bot.CallbackRejected
 	}
-	conv := bot.ConversationKey(bot.ChatSingle, cb.UserID)
-	if cb.ChatType == "group" {
-		conv = bot.ConversationKey(bot.ChatGroup, cb.ChatID)
-	}
+	conv := cb.Conversation()
 	title, text, onlyClicker := "Decided", fmt.Sprintf("#%d was decided already.", id), false
 	if v, known := verbs[verb]; known {
 		r, err := d.Decide(ctx, conv, cb.UserID, id, v)

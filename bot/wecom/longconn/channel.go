@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
@@ -74,15 +73,17 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 	if r.State == bot.ReplyFinished {
 		seq += seqFinished
 	}
-	s := Snapshot{ReqID: r.To.Ref, StreamID: r.To.Stream, ChatID: chatOf(r.Conversation), Seq: seq,
+	s := Snapshot{ReqID: r.To.Ref, StreamID: r.To.Stream, ChatID: r.Conversation.ID, Seq: seq,
 		Content: text, Finish: r.State == bot.ReplyFinished, Body: text, BodyEnd: len(text)}
 	return c.conn.Present(ctx, s)
 }
 
-// Present opens the stream of a turn that starts now.
+// Present opens the stream of a turn that starts now. A conversation's ID
+// is where aibot_send_msg reaches it: the user in a 1:1 chat, the chatid in
+// a group.
 func (c *Channel) Present(t bot.Turn) bot.Presenter {
 	return &presenter{c: c, log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream),
-		r: StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: chatOf(t.Conversation)}}
+		r: StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: t.Conversation.ID}}
 }
 
 // Callbacks returns the function for Options.OnCallback that hands message
@@ -118,13 +119,8 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 		c.log.Info("event ignored", "event", cb.Event, "user", cb.UserID)
 		return bot.CallbackOK
 	}
-	chat := bot.ChatSingle
-	key := bot.ConversationKey(bot.ChatSingle, cb.UserID)
-	if cb.ChatType == "group" {
-		chat, key = bot.ChatGroup, bot.ConversationKey(bot.ChatGroup, cb.ChatID)
-	}
-	m := bot.Message{ID: cb.MsgID, Conversation: key, Chat: cb.ChatID, User: cb.UserID,
-		ChatType: chat, Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
+	m := bot.Message{ID: cb.MsgID, Conversation: cb.Conversation(), User: cb.UserID,
+		Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
 	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
 	if len(cb.Media) > 0 && in.Allowed(m) {
 		// Taken for fetching; how intake takes it is logged later. A
@@ -137,13 +133,6 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 		return bot.CallbackError
 	}
 	return bot.CallbackOK
-}
-
-// chatOf is where aibot_send_msg reaches a conversation: its user in a 1:1
-// chat, its group's chatid in a group.
-func chatOf(conversation string) string {
-	_, id, _ := strings.Cut(conversation, ":")
-	return id
 }
 
 // presenter streams one turn's card on the message's req_id.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
@@ -28,7 +29,7 @@ func TestTakeoverPushesTheTurnNotAQueuedReply(t *testing.T) {
 	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.ReqID == reqID }); err != nil {
 		t.Fatal(err)
 	}
-	shown, err := NewChannel(b.conn, nil).Show(ctx, bot.Reply{Conversation: "single:zhangsan", User: "zhangsan",
+	shown, err := NewChannel(b.conn, nil).Show(ctx, bot.Reply{Conversation: wecom.SingleChat("zhangsan"), User: "zhangsan",
 		To: bot.ReplyTo{Stream: "st", Ref: reqID}, State: bot.ReplyWaiting, Text: "⏳ Queued (position 1)"})
 	if err != nil || shown {
 		t.Fatalf("late queue position shown = %v, %v; want not shown over the turn's frame", shown, err)

@@ -27,6 +27,12 @@ type Inbound struct {
 	TaskID   string // template_card_event: the card's task_id
 }
 
+// Conversation is the conversation the callback belongs to: the group chat
+// in a group, the user's 1:1 chat otherwise.
+func (in Inbound) Conversation() bot.Conversation {
+	return wecom.ChatOf(wecom.ChatType(in.ChatType), in.ChatID, in.UserID)
+}
+
 // ConversationChat is where aibot_send_msg reaches this conversation: the
 // group's chatid, else the user.
 func (in Inbound) ConversationChat() string {

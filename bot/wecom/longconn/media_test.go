@@ -76,7 +76,7 @@ func TestLongConnImageWithItsOwnKey(t *testing.T) {
 	reqID := c.push(t, wecomtest.LongConnMessage{MsgID: "img1", UserID: "zhangsan", MsgType: "image", Link: l})
 	m := c.rec.Wait(t, time.Minute)
 	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: intaketest.PNG}}
-	if !intaketest.SameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Ref != reqID || m.Conversation != "single:zhangsan" || m.Channel != Name {
+	if !intaketest.SameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Ref != reqID || m.Conversation != wecom.SingleChat("zhangsan") || m.Channel != Name {
 		t.Fatalf("message %+v", m)
 	}
 	if s := c.logs.String(); strings.Contains(s, "/cgi-bin/media/") || strings.Contains(s, l.AESKey) {
@@ -91,7 +91,7 @@ func TestLongConnMixedInAGroupAndFile(t *testing.T) {
 		Items: []wecomtest.Item{{Text: "@Codex what broke?"}, {ImageURL: img.URL, AESKey: img.AESKey}}})
 	m := c.rec.Wait(t, time.Minute)
 	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: intaketest.PNG}}
-	if m.Text != "what broke?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrk1" || !intaketest.SameAttachments(m.Attachments, want) {
+	if m.Text != "what broke?" || m.Conversation != wecom.GroupChat("wrk1") || !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("mixed: %+v", m)
 	}
 	data := []byte("panic: nil map\n")

@@ -84,7 +84,7 @@ func (c *Channel) CardOptions() []cards.Option {
 // Show writes r as its stream's frame. A waiting frame replaces only a
 // waiting one; anything else replaces anything but a finished frame.
 func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
-	own := owner(r.ChatType, r.Conversation, r.User)
+	own := owner(r.Conversation, r.User)
 	text := r.Text
 	if r.Card != nil {
 		text = r.Card.Stream(0, 0).Content
@@ -146,8 +146,8 @@ func (c *Channel) Present(t bot.Turn) bot.Presenter {
 
 // More renders the next unread part of the conversation's last long answer
 // and keeps what is still unread after it.
-func (c *Channel) More(ctx context.Context, conv string) (string, error) {
-	out, err := c.more(ctx, conv)
+func (c *Channel) More(ctx context.Context, conv bot.Conversation) (string, error) {
+	out, err := c.more(ctx, conv.Key())
 	if err != nil {
 		return "", fmt.Errorf("/more in %s: %w", conv, err)
 	}

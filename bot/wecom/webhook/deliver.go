@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 )
 
@@ -25,7 +26,7 @@ type Deliverer interface {
 
 // Delivery is one continuation message of a turn's answer.
 type Delivery struct {
-	Conversation string
+	Conversation bot.Conversation
 	User         string
 	// StreamID is the stream this message continues.
 	StreamID string

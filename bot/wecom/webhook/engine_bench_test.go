@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkReceive(b *testing.B) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
-		m := bot.Message{ID: "m" + strconv.Itoa(i), Conversation: "single:alice" + strconv.Itoa(i), User: "alice" + strconv.Itoa(i), Text: "hello", ChatType: bot.ChatSingle}
+		m := bot.Message{ID: "m" + strconv.Itoa(i), Conversation: wecom.SingleChat("alice" + strconv.Itoa(i)), User: "alice" + strconv.Itoa(i), Text: "hello"}
 		start := time.Now()
 		if _, err := r.e.Receive(ctx, m); err != nil {
 			b.Fatal(err)
@@ -44,11 +45,11 @@ func BenchmarkReceive(b *testing.B) {
 func BenchmarkFrame(b *testing.B) {
 	r := benchReplica(b)
 	ctx := context.Background()
-	f, err := r.e.Receive(ctx, bot.Message{ID: "m", Conversation: "single:alice", User: "alice", Text: "hello", ChatType: bot.ChatSingle})
+	f, err := r.e.Receive(ctx, bot.Message{ID: "m", Conversation: wecom.SingleChat("alice"), User: "alice", Text: "hello"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	alice := webhook.Asker{Conversation: "single:alice", User: "alice", ChatType: bot.ChatSingle}
+	alice := webhook.Asker{Conversation: wecom.SingleChat("alice"), User: "alice"}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {

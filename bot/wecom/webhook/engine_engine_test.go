@@ -9,6 +9,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -70,14 +71,14 @@ func TestAccess(t *testing.T) {
 		m    bot.Message
 		want bool
 	}{
-		{bot.Message{User: "alice", Conversation: "single:alice", ChatType: bot.ChatSingle}, true},
-		{bot.Message{User: "bob", Conversation: "single:bob", ChatType: bot.ChatSingle}, false},
-		{bot.Message{User: "bob", Conversation: "group:chat1", Chat: "chat1", ChatType: bot.ChatGroup}, true},
-		{bot.Message{User: "bob", Conversation: "group:chat2", Chat: "chat2", ChatType: bot.ChatGroup}, false},
-		{bot.Message{User: "alice", Conversation: "group:chat2", Chat: "chat2", ChatType: bot.ChatGroup}, true},
-		{bot.Message{User: "root", Conversation: "group:chat2", Chat: "chat2", ChatType: bot.ChatGroup}, true},
+		{bot.Message{User: "alice", Conversation: wecom.SingleChat("alice")}, true},
+		{bot.Message{User: "bob", Conversation: wecom.SingleChat("bob")}, false},
+		{bot.Message{User: "bob", Conversation: wecom.GroupChat("chat1")}, true},
+		{bot.Message{User: "bob", Conversation: wecom.GroupChat("chat2")}, false},
+		{bot.Message{User: "alice", Conversation: wecom.GroupChat("chat2")}, true},
+		{bot.Message{User: "root", Conversation: wecom.GroupChat("chat2")}, true},
 		// A 1:1 conversation id equal to an allowed chat id does not count.
-		{bot.Message{User: "chat1", Conversation: "single:chat1", ChatType: bot.ChatSingle}, false},
+		{bot.Message{User: "chat1", Conversation: wecom.SingleChat("chat1")}, false},
 	} {
 		if got := a.Allowed(c.m); got != c.want {
 			t.Errorf("Allowed(%+v) = %v, want %v", c.m, got, c.want)
@@ -292,7 +293,7 @@ func waitDeliveries(t *testing.T, d *deliveries) []webhook.Delivery {
 func checkDeliveries(t *testing.T, ds []webhook.Delivery, user, stream, url string) {
 	t.Helper()
 	for i, d := range ds {
-		if d.User != user || d.Conversation != "single:"+user || d.StreamID != stream || d.ReplyURL != url {
+		if d.User != user || d.Conversation != wecom.SingleChat(user) || d.StreamID != stream || d.ReplyURL != url {
 			t.Fatalf("delivery %d: user %q conv %q stream %q url %q", i, d.User, d.Conversation, d.StreamID, d.ReplyURL)
 		}
 		if !strings.Contains(d.Markdown, d.Body) || len(d.Markdown) > cards.StreamMaxBytes {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -92,7 +93,7 @@ func (r *replica) run(t *testing.T) {
 }
 
 func msg(id, user, text string) bot.Message {
-	return bot.Message{ID: id, Conversation: "single:" + user, User: user, Text: text, ChatType: bot.ChatSingle, Reply: bot.ReplyTo{URL: "https://reply/" + id}}
+	return bot.Message{ID: id, Conversation: wecom.SingleChat(user), User: user, Text: text, Reply: bot.ReplyTo{URL: "https://reply/" + id}}
 }
 
 func receive(t *testing.T, e *engine, m bot.Message) webhook.Frame {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/testenv"
 )
 
@@ -66,7 +67,7 @@ func TestGroupChatIsOneConversation(t *testing.T) {
 	cfg.Access = bot.Access{AllowChats: []string{"chat1"}}
 	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
-	m := bot.Message{ID: "g1", Conversation: "group:chat1", Chat: "chat1", User: "carol", ChatType: bot.ChatGroup,
+	m := bot.Message{ID: "g1", Conversation: wecom.GroupChat("chat1"), User: "carol",
 		Text: bot.StripMention("@wecodex  list the files", "wecodex")}
 	waitFinished(t, r.e, receive(t, r.e, m).StreamID)
 	m2 := m

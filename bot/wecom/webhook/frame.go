@@ -72,20 +72,19 @@ func (s storedFrame) frame(streamID string) Frame {
 // owner names who may see a stream's frames: the conversation, and in a 1:1
 // chat also its user (the key already names them; saying it again keeps the
 // rule true whatever a channel puts in the key).
-func owner(chat bot.ChatType, conversation, user string) string {
-	if chat == bot.ChatGroup {
-		return conversation
+func owner(c bot.Conversation, user string) string {
+	if c.Group {
+		return c.Key()
 	}
-	return conversation + "\x00" + user
+	return c.Key() + "\x00" + user
 }
 
 // Asker is who asks for a stream's newest frame: the conversation and user
 // a platform refresh comes from, as the channel parsed them (the same way as
 // for a Message).
 type Asker struct {
-	Conversation string
+	Conversation bot.Conversation
 	User         string
-	ChatType     bot.ChatType
 }
 
 // Frame returns the newest frame of a reply stream from the shared store, so
@@ -97,7 +96,7 @@ func (c *Channel) Frame(ctx context.Context, streamID string, from Asker) (Frame
 	if err != nil || !ok {
 		return Frame{StreamID: streamID}, false, err
 	}
-	if s.owner != owner(from.ChatType, from.Conversation, from.User) {
+	if s.owner != owner(from.Conversation, from.User) {
 		c.log.Info("refresh of a stream owned by another conversation or user refused", "stream", streamID, "conv", from.Conversation, "user", from.User)
 		return Frame{StreamID: streamID}, false, nil
 	}

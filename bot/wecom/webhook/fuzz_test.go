@@ -121,7 +121,7 @@ func FuzzAIBotWebhook(f *testing.F) {
 			}
 		}
 		for _, m := range eng.got {
-			if m.ID == "" || m.User == "" || m.Conversation == "" {
+			if m.ID == "" || m.User == "" || m.Conversation.Kind == "" || m.Conversation.ID == "" {
 				t.Fatalf("engine got a message without id, user or conversation: %+v", m)
 			}
 			if utf8.Valid(data) && !utf8.ValidString(m.Text) {

@@ -183,17 +183,13 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
 }
 
 // messageOf is the engine's view of a user message. The conversation is
-// namespaced by chat type (Callback.ConversationKey), so a group whose chat
-// id equals a user id is another conversation; Chat and User keep the bare
-// ids that access.allow_chats and allow_users name. ParseCallback already
+// of its chat type's kind (Callback.Conversation), so a group whose chat
+// id equals a user id is another conversation. ParseCallback already
 // removed the bot's @mention from a group message.
 func messageOf(cb wecom.Callback) bot.Message {
 	m := bot.Message{
 		ID: cb.MsgID, User: cb.UserID, Text: cb.Text,
-		ChatType: bot.ChatSingle, Conversation: cb.ConversationKey(), Channel: Name, Reply: bot.ReplyTo{URL: cb.ResponseURL},
-	}
-	if cb.ChatType == wecom.ChatGroup {
-		m.ChatType, m.Chat = bot.ChatGroup, cb.ChatID
+		Conversation: cb.Conversation(), Channel: Name, Reply: bot.ReplyTo{URL: cb.ResponseURL},
 	}
 	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
 	return m
@@ -201,11 +197,7 @@ func messageOf(cb wecom.Callback) bot.Message {
 
 // askerOf is who a refresh callback comes from, keyed like messageOf.
 func askerOf(cb wecom.Callback) Asker {
-	a := Asker{Conversation: cb.ConversationKey(), User: cb.UserID, ChatType: bot.ChatSingle}
-	if cb.ChatType == wecom.ChatGroup {
-		a.ChatType = bot.ChatGroup
-	}
-	return a
+	return Asker{Conversation: cb.Conversation(), User: cb.UserID}
 }
 
 // event answers enter_chat with a greeting and every other event with an

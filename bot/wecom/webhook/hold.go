@@ -16,7 +16,7 @@ const frameAbsent FrameState = 0
 // held is false when another delivery of m holds it already; f is then the
 // stream's newest frame.
 func (c *Channel) Hold(ctx context.Context, m bot.Message, text string) (f Frame, held bool, err error) {
-	own := owner(m.ChatType, m.Conversation, m.User)
+	own := owner(m.Conversation, m.User)
 	stored, err := c.store.SaveFrameIf(ctx, m.Reply.Stream, encodeFrame(frameWaiting, own, text), frameAbsent)
 	if err != nil {
 		return Frame{}, false, fmt.Errorf("hold stream %s: %w", m.Reply.Stream, err)
@@ -37,7 +37,7 @@ func (c *Channel) Hold(ctx context.Context, m bot.Message, text string) (f Frame
 
 // Settle finishes a held stream whose message could not be received.
 func (c *Channel) Settle(ctx context.Context, m bot.Message, text string) error {
-	_, err := c.saveTurnFrame(ctx, m.Reply.Stream, owner(m.ChatType, m.Conversation, m.User), frameFinished, text)
+	_, err := c.saveTurnFrame(ctx, m.Reply.Stream, owner(m.Conversation, m.User), frameFinished, text)
 	return err
 }
 

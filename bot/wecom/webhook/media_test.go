@@ -104,7 +104,7 @@ func TestWebhookImageMessage(t *testing.T) {
 	}
 	m := h.rec.Wait(t, hangGuard)
 	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "img1.png", MIME: "image/png", Data: intaketest.PNG}}
-	if !intaketest.SameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Stream != st.ID || m.Conversation != "single:alice" {
+	if !intaketest.SameAttachments(m.Attachments, want) || m.Text != "" || m.Reply.Stream != st.ID || m.Conversation != wecom.SingleChat("alice") {
 		t.Fatalf("message %+v", m)
 	}
 	h.noLinkInLogs(t)
@@ -117,7 +117,7 @@ func TestWebhookMixedInAGroup(t *testing.T) {
 		Items: []wecomtest.Item{{Text: "@wecodex why is this red?"}, {ImageURL: l.URL}}})
 	m := h.rec.Wait(t, hangGuard)
 	want := []bot.Attachment{{Kind: bot.AttachImage, Name: "mx1.png", MIME: "image/png", Data: intaketest.PNG}}
-	if m.Text != "why is this red?" || m.ChatType != bot.ChatGroup || m.Conversation != "group:wrkChat1" || !intaketest.SameAttachments(m.Attachments, want) {
+	if m.Text != "why is this red?" || m.Conversation != wecom.GroupChat("wrkChat1") || !intaketest.SameAttachments(m.Attachments, want) {
 		t.Fatalf("message %+v", m)
 	}
 	final := waitFinished(t, h.r.e, st.ID)

@@ -142,7 +142,7 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 func (s *stream) emitRequeued(ctx context.Context, text string) {
 	s.open = false
 	s.from = -1
-	saved, err := s.c.saveTurnFrame(ctx, s.t.To.Stream, owner(s.t.ChatType, s.t.Conversation, s.t.User), frameWaiting, text)
+	saved, err := s.c.saveTurnFrame(ctx, s.t.To.Stream, owner(s.t.Conversation, s.t.User), frameWaiting, text)
 	switch {
 	case err != nil:
 		// The message is queued again all the same; the re-run's frames
@@ -160,7 +160,7 @@ func (s *stream) emitRequeued(ctx context.Context, text string) {
 // drop it: it is retried, bounded, until Redis answers. A running frame is
 // not: the next one replaces it.
 func (s *stream) save(ctx context.Context, state byte, content string) (saved bool, err error) {
-	own := owner(s.t.ChatType, s.t.Conversation, s.t.User)
+	own := owner(s.t.Conversation, s.t.User)
 	if state != frameFinished {
 		return s.c.saveTurnFrame(ctx, s.t.To.Stream, own, state, content)
 	}
@@ -195,7 +195,7 @@ func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 		unread = fr.BodyStart
 	}
 	if unread < len(body) {
-		if err := s.c.store.SaveRest(ctx, s.t.Conversation, s.t.Text, body, unread); err != nil {
+		if err := s.c.store.SaveRest(ctx, s.t.Conversation.Key(), s.t.Text, body, unread); err != nil {
 			s.log.Error("keep the rest of the answer for /more", "err", err)
 		}
 	}
