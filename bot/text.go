@@ -33,7 +33,7 @@ const (
 )
 
 // textQueued is the reply of a message waiting behind others; cards owns
-// the words, so a reader of frames (cards.ReadStream) knows the position.
+// the words, so a reader of frames (the playground) knows the position.
 func textQueued(position int) string { return cards.QueuedLine(position) }
 
 func textStatus(running bool, replica string, waiting int, session string) string {

@@ -63,7 +63,7 @@ func BenchmarkTurnStream(b *testing.B) {
 	runtime.ReadMemStats(&ms0)
 	for b.Loop() {
 		rendered, frames, streams = 0, 0, 1
-		c := New()
+		c := New(WithStreamLimit(streamMax))
 		from, shown := 0, 0
 		for i, u := range us {
 			c.Apply(u)
@@ -97,43 +97,25 @@ func BenchmarkTurnStream(b *testing.B) {
 	b.ReportMetric(float64(streams), "streams/turn")
 }
 
-// BenchmarkTurnApp is the self-built app path: apply every delta, render the
-// template card every framesEvery updates (the bot sends only some of them,
-// within WeCom's rate limit), and split the answer at the end.
-func BenchmarkTurnApp(b *testing.B) {
+// BenchmarkTurnMarkdown is the path of a platform that sends the answer as
+// markdown messages (the self-built app): apply every delta, and split the
+// answer at the end. (bot/wecom benchmarks the app's progress card.)
+func BenchmarkTurnMarkdown(b *testing.B) {
 	us := benchTurn()
 	b.ReportAllocs()
 	var rendered, parts int
 	for b.Loop() {
 		rendered, parts = 0, 0
 		c := New(WithTitle("Fix the parser"))
-		for i, u := range us {
+		for _, u := range us {
 			c.Apply(u)
-			if i%framesEvery == framesEvery-1 {
-				tc := c.TemplateCard(TemplateCardOptions{URL: "https://example.invalid/t/1"})
-				rendered += len(tc.SubTitleText)
-			}
 		}
 		c.SetStatus(Finished(acp.StopReasonEndTurn, nil))
-		for _, p := range c.AppMarkdown(0) {
+		for _, p := range c.Markdown(markdownMax) {
 			rendered += len(p)
 			parts++
 		}
 	}
 	b.ReportMetric(float64(rendered), "bytes-rendered/turn")
 	b.ReportMetric(float64(parts), "markdown-parts/turn")
-}
-
-func BenchmarkHTML(b *testing.B) {
-	c := New()
-	for _, u := range benchTurn() {
-		c.Apply(u)
-	}
-	r := NewHTMLRenderer()
-	b.ReportAllocs()
-	var n int
-	for b.Loop() {
-		n = len(r.Render(c))
-	}
-	b.ReportMetric(float64(n), "bytes/render")
 }

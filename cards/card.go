@@ -24,12 +24,13 @@ type Option func(*Card)
 // WithProgressStyle sets how the stream renderer shows progress.
 func WithProgressStyle(s ProgressStyle) Option { return func(c *Card) { c.style = s } }
 
-// WithTitle names the turn (for instance the start of the user's prompt); the
-// template card and the HTML show it.
+// WithTitle names the turn (for instance the start of the user's prompt), for
+// renderers that show one (a platform's card, the playground's HTML).
 func WithTitle(title string) Option { return func(c *Card) { c.title = oneLine(toValidUTF8(title)) } }
 
-// WithStreamLimit changes the byte cap of a stream frame (StreamMaxBytes by
-// default); tests use small caps to exercise roll-over.
+// WithStreamLimit sets the byte cap of a stream frame: the platform's (its
+// channel passes it), or a small one in tests to exercise roll-over. Without
+// it a frame is never cut.
 func WithStreamLimit(n int) Option { return func(c *Card) { c.streamLimit = n } }
 
 // Card is the model of one turn: progress section, body and status.
@@ -58,7 +59,7 @@ type Card struct {
 func New(opts ...Option) *Card {
 	c := &Card{
 		style:       ProgressThink,
-		streamLimit: StreamMaxBytes,
+		streamLimit: noStreamLimit,
 		thoughts:    map[string]*progressItem{},
 		tools:       map[acp.ToolCallId]*progressItem{},
 	}
@@ -68,23 +69,17 @@ func New(opts ...Option) *Card {
 	if c.style != ProgressQuote {
 		c.style = ProgressThink
 	}
+	if c.streamLimit <= 0 {
+		c.streamLimit = noStreamLimit
+	}
 	if c.streamLimit < minStreamLimit {
 		c.streamLimit = minStreamLimit
 	}
 	return c
 }
 
-type itemKind int
-
-const (
-	itemThought itemKind = iota
-	itemTool
-	itemPlan
-	itemNotice
-)
-
 type progressItem struct {
-	kind itemKind
+	kind ItemKind
 	text strings.Builder // thought text, or notice text
 
 	level    string // notice
@@ -125,7 +120,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 		it.refresh()
 	case u.Plan != nil:
 		if c.plan == nil {
-			c.plan = &progressItem{kind: itemPlan}
+			c.plan = &progressItem{kind: ItemPlan}
 			c.progress = append(c.progress, c.plan)
 		}
 		c.plan.entries = c.plan.entries[:0]
@@ -147,7 +142,7 @@ func (c *Card) Notice(level, text string) {
 	if text == "" {
 		return
 	}
-	it := &progressItem{kind: itemNotice, level: level}
+	it := &progressItem{kind: ItemNotice, level: level}
 	it.text.WriteString(text)
 	it.refresh()
 	c.progress = append(c.progress, it)
@@ -223,15 +218,15 @@ func (c *Card) appendThought(id, text string) {
 	case id != "":
 		it = c.thoughts[id]
 		if it == nil {
-			it = &progressItem{kind: itemThought}
+			it = &progressItem{kind: ItemThought}
 			c.thoughts[id] = it
 			c.progress = append(c.progress, it)
 		}
 	default:
-		if n := len(c.progress); n > 0 && c.progress[n-1].kind == itemThought {
+		if n := len(c.progress); n > 0 && c.progress[n-1].kind == ItemThought {
 			it = c.progress[n-1]
 		} else {
-			it = &progressItem{kind: itemThought}
+			it = &progressItem{kind: ItemThought}
 			c.progress = append(c.progress, it)
 		}
 	}
@@ -242,7 +237,7 @@ func (c *Card) appendThought(id, text string) {
 func (c *Card) tool(id acp.ToolCallId) *progressItem {
 	it := c.tools[id]
 	if it == nil {
-		it = &progressItem{kind: itemTool, title: string(id)}
+		it = &progressItem{kind: ItemTool, title: string(id)}
 		it.refresh()
 		c.tools[id] = it
 		c.progress = append(c.progress, it)

@@ -2,7 +2,6 @@ package cards
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -101,76 +100,5 @@ func TestStatusString(t *testing.T) {
 		if got := s.String(); got != want {
 			t.Errorf("%+v.String() = %q, want %q", s, got, want)
 		}
-	}
-}
-
-// TestRollOverReopensCodeBlock follows a code block across two streams: the
-// first closes it, the second reopens it with the same info string.
-func TestRollOverReopensCodeBlock(t *testing.T) {
-	c := New(WithStreamLimit(minStreamLimit))
-	code := "```go\n" + strings.Repeat("fmt.Println(1)\n", 40) + "```\ndone."
-	c.Apply(msg("a", code))
-	c.SetStatus(Finished(acp.StopReasonEndTurn, nil))
-	frames := deliver(t, c)
-	if len(frames) < 2 {
-		t.Fatalf("%d streams, want a roll-over", len(frames))
-	}
-	first, second := frames[0], frames[1]
-	if !strings.HasSuffix(first.Content, "fmt.Println(1)\n```\n\n"+continuedMarker) {
-		t.Fatalf("first stream does not close its code block:\n%s", first.Content)
-	}
-	if !strings.HasPrefix(second.Content, "```go\nfmt.Println(1)\n") {
-		t.Fatalf("second stream does not reopen the code block:\n%s", second.Content)
-	}
-	var all strings.Builder
-	for _, fr := range frames {
-		all.WriteString(c.Body()[fr.BodyStart:fr.BodyEnd])
-	}
-	if all.String() != code {
-		t.Fatal("streams do not deliver the body exactly once")
-	}
-}
-
-func TestHTMLEscapesRawHTML(t *testing.T) {
-	c := New()
-	c.Apply(msg("a", "Hi <script>alert(1)</script> [x](javascript:alert(1))\n\n<div onclick=\"x()\">block</div>\n"))
-	c.Notice("error", "<img src=x onerror=alert(1)>")
-	h := NewHTMLRenderer().Render(c)
-	for _, bad := range []string{"<script", "<div onclick", "<img", "javascript:"} {
-		if strings.Contains(h, bad) {
-			t.Errorf("HTML contains %q:\n%s", bad, h)
-		}
-	}
-	for _, want := range []string{
-		`<p class="card-status" data-testid="status">running</p>`,
-		"&lt;script&gt;alert(1)&lt;/script&gt;",
-		`<pre class="raw-html">&lt;div onclick=&#34;x()&#34;&gt;block&lt;/div&gt;`,
-		`<p class="notice" data-level="error">&lt;img src=x onerror=alert(1)&gt;</p>`,
-	} {
-		if !strings.Contains(h, want) {
-			t.Errorf("HTML lacks %q:\n%s", want, h)
-		}
-	}
-}
-
-func TestTemplateCardButtonsAndLimits(t *testing.T) {
-	c := New(WithTitle(strings.Repeat("修", 50)))
-	c.Apply(thought("c", strings.Repeat("长", 200)))
-	c.SetStatus(WaitingApproval("Run rm -rf build"))
-	tc := c.TemplateCard(TemplateCardOptions{TaskID: "turn 42/承认", Buttons: []CardButton{
-		{Text: "Approve", Style: 1, Key: "approve"}, {Text: "Decline this one please", Style: 2, Key: "decline"},
-	}})
-	checkTemplateCard(t, tc)
-	if tc.CardType != "button_interaction" || tc.TaskID != "turn_42_______" {
-		t.Fatalf("card type %q task id %q", tc.CardType, tc.TaskID)
-	}
-	if tc.MainTitle.Title != strings.Repeat("修", 35)+"…" || tc.MainTitle.Desc != "Waiting for approval" {
-		t.Fatalf("main title %+v", tc.MainTitle)
-	}
-	if tc.SubTitleText != "Run rm -rf build" {
-		t.Fatalf("sub title %q", tc.SubTitleText)
-	}
-	if tc.ButtonList[1].Text != "Decline t…" {
-		t.Fatalf("button text %q", tc.ButtonList[1].Text)
 	}
 }

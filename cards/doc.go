@@ -1,7 +1,12 @@
-// Package cards owns what the user sees of one turn: the card model fed by ACP
-// session updates, its renderers (WeCom AI-bot stream markdown, WeCom
-// self-built app template card plus markdown answer, HTML for the playground),
-// the byte budgets each platform imposes, and the throttling of frames.
+// Package cards owns what the user sees of one turn, whatever the platform:
+// the card model fed by ACP session updates, the neutral renderers (a stream
+// frame that a platform replaces as the card grows, and the answer as
+// markdown messages), the byte budgets a renderer keeps to when a platform
+// passes its caps, and the throttling of frames ([Publisher]). A platform's
+// own shapes (WeCom's template card, its byte caps) live with the platform,
+// in bot/wecom; the playground's HTML renderer lives with the playground.
+// Both read a card through its exported view ([Card.Progress],
+// [Card.Status], [Card.Body]).
 //
 // A Card has three parts. The progress section holds everything that is not
 // the answer: thought and commentary text grouped by message id, tool calls
@@ -12,7 +17,7 @@
 // yet (the engine shows its queue position).
 //
 // Renderers are pure functions of a Card. None of them ever drops body text:
-// when a platform limit is reached, the stream renderer says where the current
+// when a limit is reached, the stream renderer says where the current
 // message must end and where the next one continues (see [Card.Stream]).
 //
 // A Card is not safe for concurrent use; [Publisher] owns one for a turn,

@@ -11,7 +11,7 @@ import (
 // showing). Frames ask for it many times between changes, so items other
 // than growing thoughts keep it ready (see refresh).
 func (it *progressItem) markdown() string {
-	if it.kind == itemThought {
+	if it.kind == ItemThought {
 		return strings.TrimSpace(it.text.String())
 	}
 	return it.md
@@ -23,15 +23,15 @@ func (it *progressItem) refresh() { it.md = it.render() }
 
 func (it *progressItem) render() string {
 	switch it.kind {
-	case itemNotice:
+	case ItemNotice:
 		return noticeIcon(it.level) + " " + it.text.String()
-	case itemTool:
+	case ItemTool:
 		s := toolIcon(it.status) + " " + it.title
 		if it.status == acp.ToolCallStatusFailed {
 			s += " (failed)"
 		}
 		return s
-	case itemPlan:
+	case ItemPlan:
 		if len(it.entries) == 0 {
 			return ""
 		}
@@ -90,8 +90,8 @@ type progressShape struct {
 }
 
 func (p progressShape) dress(s string) string {
-	if p.think && strings.Contains(s, thinkEnd) {
-		s = strings.ReplaceAll(s, thinkEnd, escapedThinkEnd)
+	if p.think && strings.Contains(s, ThinkEnd) {
+		s = strings.ReplaceAll(s, ThinkEnd, EscapedThinkEnd)
 	}
 	if p.quote {
 		s = "> " + strings.ReplaceAll(s, "\n", "\n> ")

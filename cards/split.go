@@ -2,16 +2,6 @@ package cards
 
 import "strings"
 
-// AppMarkdownMaxBytes is the cap on a self-built app's markdown message
-// (message/send, msgtype markdown: "markdown内容，最长不超过2048个字节，必须是
-// utf8编码", developer.work.weixin.qq.com/document/path/90236).
-const AppMarkdownMaxBytes = 2048
-
-// RobotMarkdownMaxBytes is the cap on a group robot's markdown message
-// ("最长不超过4096个字节", document/path/91770); use it where that API is the
-// target.
-const RobotMarkdownMaxBytes = 4096
-
 // minSplitBytes keeps a part large enough to hold a reopened code fence and
 // some text.
 const minSplitBytes = 2*maxDecoratedMarker + 16

@@ -1,19 +1,22 @@
 package cards
 
 import (
+	"math"
 	"strings"
 )
 
-// StreamMaxBytes is WeCom's cap on the content of one AI-bot stream frame
-// (stream.content, "最长不超过20480个字节").
-const StreamMaxBytes = 20480
+// noStreamLimit is the cap of a card made without WithStreamLimit: large
+// enough that no frame is ever cut, small enough that sums of it never
+// overflow.
+const noStreamLimit = math.MaxInt32
 
 // minStreamLimit keeps a configured cap large enough for the fixed parts of a
 // frame plus some body.
 const minStreamLimit = 512
 
-// StreamFrame is the markdown of one WeCom AI-bot stream frame, and which
-// part of the card's body it shows.
+// StreamFrame is the markdown of one stream frame (a message a platform shows
+// whole and replaces with each newer frame, as WeCom's AI-bot stream does),
+// and which part of the card's body it shows.
 //
 // A stream shows the body from the offset it started at (BodyStart). While
 // everything fits, BodyEnd is len(Body()). When it does not, MustFinish is
@@ -30,20 +33,16 @@ type StreamFrame struct {
 }
 
 const (
-	thinkOpen       = "<think>\n"
-	thinkClose      = "\n" + thinkEnd + "\n\n"
-	thinkEnd        = "</think>"
-	escapedThinkEnd = `<\/think>`
-	quoteGap        = "\n\n"
-	continuedMarker = "_(continued in the next message)_"
-	endOfAnswer     = "_(end of answer)_"
-	noAnswer        = "_The agent finished without an answer._"
-	promotedLead    = "_No final answer. The agent's last commentary:_\n\n"
+	thinkOpen    = ThinkOpen + "\n"
+	thinkClose   = "\n" + ThinkEnd + "\n\n"
+	endOfAnswer  = "_(end of answer)_"
+	noAnswer     = "_The agent finished without an answer._"
+	promotedLead = "_No final answer. The agent's last commentary:_\n\n"
 )
 
 // minTail is the room a frame always keeps after its body segment: enough
 // for the continuation marker and a fence that closes a cut code block.
-const minTail = len(continuedMarker) + maxDecoratedMarker + 1
+const minTail = len(ContinuedMarker) + maxDecoratedMarker + 1
 
 // progressReserve is the room a frame keeps for progress before it rolls the
 // body over to a new message.
@@ -73,7 +72,7 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 	tail := c.streamTail(seg, limit)
 	wrapper := len(thinkOpen) + len(thinkClose)
 	if shape.quote {
-		wrapper = len(quoteGap)
+		wrapper = len(FrameGap)
 	}
 	reserve := progressReserve(limit)
 
@@ -88,7 +87,7 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 	// The body fits when it leaves at least minTail for what follows it: the
 	// same room a roll-over keeps, so a frame that fits never shows more body
 	// than a roll-over cut of the same stream could keep.
-	fixed := wrapper + reserve + len(reopen) + len(seg) + len(closing) + len(quoteGap)
+	fixed := wrapper + reserve + len(reopen) + len(seg) + len(closing) + len(FrameGap)
 	if fixed+len(tail) > limit && fixed+minTail <= limit {
 		// The body fits but a long status or note does not: shorten that.
 		tail = truncateBytes(tail, limit-fixed)
@@ -96,10 +95,10 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 	if fixed+max(len(tail), minTail) > limit {
 		// The rest of the body does not fit: show as much as fits, cut at a
 		// good boundary, and tell the caller to finish this stream.
-		tail = continuedMarker
+		tail = ContinuedMarker
 		closing = ""
 		// minTail covers the marker and a closing fence, so room < len(seg).
-		room := limit - wrapper - reserve - len(reopen) - len(quoteGap) - minTail
+		room := limit - wrapper - reserve - len(reopen) - len(FrameGap) - minTail
 		end := bestCut(body, from, shown, from+room, &c.bodyFences)
 		if sp, in := c.bodyFences.at(end); in && decoratable(sp) {
 			closing = closeFence(sp, strings.HasSuffix(body[:end], "\n"))
@@ -113,7 +112,7 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 	mainLen := len(reopen) + len(seg) + len(closing)
 	gap := ""
 	if tail != "" && mainLen > 0 {
-		gap = quoteGap
+		gap = FrameGap
 	}
 	mainLen += len(gap) + len(tail)
 
@@ -129,7 +128,7 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 	case shape.quote:
 		b.WriteString(progress)
 		if mainLen > 0 {
-			b.WriteString(quoteGap)
+			b.WriteString(FrameGap)
 		}
 	default:
 		b.WriteString(thinkOpen)
@@ -168,7 +167,7 @@ func (c *Card) streamTail(seg string, limit int) string {
 	case status == "":
 		return fill
 	}
-	return fill + quoteGap + status
+	return fill + FrameGap + status
 }
 
 // emptyAnswer is what a finished turn without answer text shows: its last
@@ -188,9 +187,14 @@ func (c *Card) emptyAnswer(max int) string {
 // statusMarkdown is the status line a frame ends with ("" while running).
 func (c *Card) statusMarkdown() string { return StatusLine(c.status) }
 
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
+// AnswerFrame is the frame of a stream that shows answer, the whole answer
+// of a finished turn kept apart from its card, from byte offset from, within
+// limit bytes (as WithStreamLimit): what the turn's card would show with that
+// answer as its body. A channel uses it to show, later, what its streams
+// could not.
+func AnswerFrame(answer string, from, limit int) StreamFrame {
+	c := New(WithStreamLimit(limit))
+	c.appendBody("", toValidUTF8(answer))
+	c.SetStatus(Status{State: StateDone})
+	return c.Stream(from, 0)
 }

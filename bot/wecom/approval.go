@@ -26,6 +26,9 @@ func ApprovalTitle(r bot.Decided) string {
 // CutRunes keeps s within n characters (WeCom counts characters in card
 // fields), ending a cut one with "…".
 func CutRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	r := []rune(s)
 	if len(r) <= n {
 		return s

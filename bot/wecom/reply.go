@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/wecodex/wecodex/cards"
 )
 
-// MaxStreamContentBytes is the most content one stream frame may carry:
-// the budget cards renders the AI-bot stream to, which owns the number.
-const MaxStreamContentBytes = cards.StreamMaxBytes
+// MaxStreamContentBytes is WeCom's cap on the content of one AI-bot stream
+// frame (stream.content, "最长不超过20480个字节"); the channels render their
+// cards within it (cards.WithStreamLimit).
+const MaxStreamContentBytes = 20480
+
+// AppMarkdownMaxBytes is the cap on a self-built app's markdown message
+// (message/send, msgtype markdown: "markdown内容，最长不超过2048个字节，必须是
+// utf8编码", developer.work.weixin.qq.com/document/path/90236).
+const AppMarkdownMaxBytes = 2048
 
 // StreamFrame is one answer to a message callback or stream refresh. Content is
 // markdown and cumulative: each frame replaces the whole text shown. A leading

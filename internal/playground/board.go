@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/wecodex/wecodex/cards"
 )
 
 // View is one card as the page shows it: the message sent, and the bot's
@@ -44,7 +42,7 @@ type answer struct {
 // it on each change. Changes are numbered, so a page asks for what changed
 // since the last number it saw and never misses or queues updates.
 type board struct {
-	md *cards.HTMLRenderer
+	md *HTMLRenderer
 	// commands: offer a waiting card's approval commands as buttons (the
 	// webhook's cards have none of their own).
 	commands bool
@@ -57,7 +55,7 @@ type board struct {
 }
 
 func newBoard() *board {
-	return &board{md: cards.NewHTMLRenderer(), byID: map[string]*answer{}, changed: make(chan struct{})}
+	return &board{md: NewHTMLRenderer(), byID: map[string]*answer{}, changed: make(chan struct{})}
 }
 
 // add starts a card for a message being sent.

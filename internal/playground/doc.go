@@ -16,8 +16,8 @@
 // req_id, and any aibot_send_msg continuation, make the card.
 //
 // What the page shows is derived from the frames alone, as WeCom's client
-// would: cards.ReadStream, kept by the package that renders frames, types a
-// frame into its progress section (the leading <think>…</think> block), its
+// would: readStream, with the words cards writes frames with, types a frame
+// into its progress section (the leading <think>…</think> block), its
 // body (markdown rendered on the server with raw HTML shown escaped) and its
 // status; the finish flag says a turn is done.
 package playground

@@ -34,12 +34,12 @@ type shown struct {
 	body     string // markdown of the body
 }
 
-// seeFrame is what a user sees of a frame, typed by cards.ReadStream
-// (the package that renders frames reads them back). finish is the frame's
+// seeFrame is what a user sees of a frame, typed by readStream with the words
+// cards writes frames with. finish is the frame's
 // flag, or true for a response_url message, which is complete when it
 // arrives.
 func seeFrame(content string, finish bool) shown {
-	v := cards.ReadStream(content)
+	v := readStream(content)
 	s := shown{progress: v.Progress, state: stateNames[v.Status.State], status: v.Status.String(), body: v.Body}
 	switch {
 	case v.Queued > 0:

@@ -18,7 +18,7 @@ import (
 	"github.com/silenceper/wechat/v2/work/material"
 	"github.com/silenceper/wechat/v2/work/message"
 
-	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // DefaultAPIBase is WeCom's API host, which every silenceper URL names.
@@ -178,7 +178,7 @@ type markdownSend struct {
 
 type cardSend struct {
 	sendHead
-	TemplateCard cards.TemplateCard `json:"template_card"`
+	TemplateCard wecom.TemplateCard `json:"template_card"`
 }
 
 // sendMarkdown sends one markdown message to user.
@@ -191,7 +191,7 @@ func (a *api) sendMarkdown(ctx context.Context, user, content string) error {
 
 // sendCard sends a template card to user and returns its response_code,
 // which updates it once.
-func (a *api) sendCard(ctx context.Context, user string, tc cards.TemplateCard) (string, error) {
+func (a *api) sendCard(ctx context.Context, user string, tc wecom.TemplateCard) (string, error) {
 	return a.send(ctx, "send template card", cardSend{sendHead: sendHead{ToUser: user, MsgType: "template_card", AgentID: a.agentID}, TemplateCard: tc})
 }
 
@@ -216,12 +216,12 @@ type cardUpdate struct {
 	UserIDs      []string           `json:"userids"`
 	AgentID      int64              `json:"agentid"`
 	ResponseCode string             `json:"response_code"`
-	TemplateCard cards.TemplateCard `json:"template_card"`
+	TemplateCard wecom.TemplateCard `json:"template_card"`
 }
 
 // updateCard replaces user's card that responseCode names with tc. The code
 // works once: a refused update is not retried with it.
-func (a *api) updateCard(ctx context.Context, user, responseCode string, tc cards.TemplateCard) error {
+func (a *api) updateCard(ctx context.Context, user, responseCode string, tc wecom.TemplateCard) error {
 	body := cardUpdate{UserIDs: []string{user}, AgentID: a.agentID, ResponseCode: responseCode, TemplateCard: tc}
 	const op = "update template card"
 	return a.withToken(ctx, op, func(tok string) error {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
-	"github.com/wecodex/wecodex/cards"
 )
 
 // Approval button keys are "appr:<id>:<verb>"; the replacement card's only
@@ -40,15 +39,15 @@ func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 // reply, and the progress card says how the turn ended.
 func (c *Channel) ApprovalDecided(context.Context, bot.ApprovalAsk, bot.ApprovalDecision) {}
 
-func approvalCard(a bot.ApprovalAsk) cards.TemplateCard {
+func approvalCard(a bot.ApprovalAsk) wecom.TemplateCard {
 	id := strconv.FormatInt(a.ID, 10)
 	key := func(verb string) string { return keyApproval + id + ":" + verb }
-	return cards.TemplateCard{
+	return wecom.TemplateCard{
 		CardType:     "button_interaction",
-		Source:       &cards.CardSource{Desc: "wecodex"},
-		MainTitle:    cards.CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.Requester + " or an admin"},
+		Source:       &wecom.CardSource{Desc: "wecodex"},
+		MainTitle:    wecom.CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.Requester + " or an admin"},
 		SubTitleText: wecom.CutRunes(a.What, 160),
-		ButtonList: []cards.CardButton{
+		ButtonList: []wecom.CardButton{
 			{Text: "Approve", Style: 1, Key: key("approve")},
 			{Text: "Always", Style: 2, Key: key("always")},
 			{Text: "Deny", Style: 3, Key: key("deny")},
@@ -65,26 +64,26 @@ type Decider interface {
 // decideClick decides the request an approval button names and returns the
 // card that replaces the clicked one; ok is false for a key that is not an
 // approval button's.
-func decideClick(ctx context.Context, d Decider, cb Callback) (card cards.TemplateCard, ok bool, err error) {
+func decideClick(ctx context.Context, d Decider, cb Callback) (card wecom.TemplateCard, ok bool, err error) {
 	rest, isAppr := strings.CutPrefix(cb.EventKey, keyApproval)
 	idText, verb, _ := strings.Cut(rest, ":")
 	id, perr := strconv.ParseInt(idText, 10, 64)
 	if !isAppr || perr != nil || id <= 0 {
-		return cards.TemplateCard{}, false, nil
+		return wecom.TemplateCard{}, false, nil
 	}
 	title, text := "Decided", fmt.Sprintf("#%d was decided already.", id)
 	if v, known := verbs[verb]; known {
 		r, err := d.Decide(ctx, wecom.AppChat(cb.User), cb.User, id, v)
 		if err != nil {
-			return cards.TemplateCard{}, true, err
+			return wecom.TemplateCard{}, true, err
 		}
 		title, text = wecom.ApprovalTitle(r), r.Text
 	}
-	return cards.TemplateCard{
+	return wecom.TemplateCard{
 		CardType:     "button_interaction",
-		MainTitle:    cards.CardMainTitle{Title: title},
+		MainTitle:    wecom.CardMainTitle{Title: title},
 		SubTitleText: wecom.CutRunes(text, 160),
-		ButtonList:   []cards.CardButton{{Text: wecom.CutRunes(title, 10), Style: 4, Key: keyApproval + idText + ":" + verbDone}},
+		ButtonList:   []wecom.CardButton{{Text: wecom.CutRunes(title, 10), Style: 4, Key: keyApproval + idText + ":" + verbDone}},
 		TaskID:       cb.TaskID,
 	}, true, nil
 }

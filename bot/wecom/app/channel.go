@@ -150,10 +150,10 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 		}
 	}
 	if r.Card == nil {
-		return true, c.sendParts(ctx, user, cards.SplitMarkdown(r.Text, cards.AppMarkdownMaxBytes))
+		return true, c.sendParts(ctx, user, cards.SplitMarkdown(r.Text, wecom.AppMarkdownMaxBytes))
 	}
 	c.closeCard(ctx, user, r.To.Stream, r.Card)
-	return true, c.sendParts(ctx, user, r.Card.AppMarkdown(cards.AppMarkdownMaxBytes))
+	return true, c.sendParts(ctx, user, r.Card.Markdown(wecom.AppMarkdownMaxBytes))
 }
 
 // Present opens the presentation of a turn that starts now.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/wecodex/wecodex/bot/wecom"
-	"github.com/wecodex/wecodex/cards"
 )
 
 // envelope is a callback POST body: the ciphertext and, in the clear, whom
@@ -130,7 +129,7 @@ type xmlButton struct {
 
 // replaceCard is the passive reply XML that replaces the clicked card with
 // tc, from the app (corpID) to user.
-func replaceCard(corpID, user string, created int64, tc cards.TemplateCard) ([]byte, error) {
+func replaceCard(corpID, user string, created int64, tc wecom.TemplateCard) ([]byte, error) {
 	x := xmlCard{CardType: cdata{tc.CardType}, MainTitle: xmlTitle{Title: cdata{tc.MainTitle.Title}}, TaskID: cdata{tc.TaskID}}
 	if tc.MainTitle.Desc != "" {
 		x.MainTitle.Desc = &cdata{tc.MainTitle.Desc}

@@ -3,7 +3,7 @@ package app
 import (
 	"testing"
 
-	"github.com/wecodex/wecodex/cards"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // The two passive replies to a card click, byte for byte as WeCom's
@@ -16,12 +16,12 @@ func TestPassiveRepliesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, err := replaceCard(testCorp, testUser, 1735000100, cards.TemplateCard{
+	card, err := replaceCard(testCorp, testUser, 1735000100, wecom.TemplateCard{
 		CardType:     "button_interaction",
-		MainTitle:    cards.CardMainTitle{Title: "Approved by zhangsan", Desc: "#1"},
+		MainTitle:    wecom.CardMainTitle{Title: "Approved by zhangsan", Desc: "#1"},
 		SubTitleText: "OK — #1 runs <now> & then",
 		TaskID:       "wxappr_1_0a1b2c",
-		ButtonList:   []cards.CardButton{{Text: "Approved", Style: 4, Key: "appr:1:done"}, {Text: "Log", Style: 2, Key: "appr:1:log"}},
+		ButtonList:   []wecom.CardButton{{Text: "Approved", Style: 4, Key: "appr:1:done"}, {Text: "Log", Style: 2, Key: "appr:1:log"}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -33,7 +34,7 @@ type presenter struct {
 
 // Start sends the progress card, without holding the turn up.
 func (p *presenter) Start(ctl bot.CardControl) {
-	var tc cards.TemplateCard
+	var tc wecom.TemplateCard
 	ctl.Do(func(c *cards.Card) { tc = progressCard(c, p.t.To.Stream, false) })
 	go func() {
 		defer close(p.opened)
@@ -41,7 +42,7 @@ func (p *presenter) Start(ctl bot.CardControl) {
 	}()
 }
 
-func (p *presenter) open(tc cards.TemplateCard) {
+func (p *presenter) open(tc wecom.TemplateCard) {
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
 	if err := p.c.pace.wait(ctx, p.user); err != nil {
@@ -84,7 +85,7 @@ func (p *presenter) Finish(ctx context.Context, c *cards.Card) {
 		return
 	}
 	p.c.closeCard(ctx, p.user, p.t.To.Stream, c)
-	if err := p.c.sendParts(ctx, p.user, c.AppMarkdown(cards.AppMarkdownMaxBytes)); err != nil {
+	if err := p.c.sendParts(ctx, p.user, c.Markdown(wecom.AppMarkdownMaxBytes)); err != nil {
 		p.log.Error("answer not sent", "err", err)
 	}
 }
@@ -109,12 +110,12 @@ func (c *Channel) closeCard(ctx context.Context, user, stream string, card *card
 
 // progressCard is the card of a turn: a stop button while it runs, a
 // grey button naming the outcome once it ended.
-func progressCard(c *cards.Card, stream string, ended bool) cards.TemplateCard {
-	b := cards.CardButton{Text: "Stop", Style: 3, Key: keyStop + stream}
+func progressCard(c *cards.Card, stream string, ended bool) wecom.TemplateCard {
+	b := wecom.CardButton{Text: "Stop", Style: 3, Key: keyStop + stream}
 	if ended {
-		b = cards.CardButton{Text: outcomeWord(c.Status()), Style: 4, Key: keyDone + stream}
+		b = wecom.CardButton{Text: outcomeWord(c.Status()), Style: 4, Key: keyDone + stream}
 	}
-	return c.TemplateCard(cards.TemplateCardOptions{Source: "wecodex", TaskID: "wx_" + stream, Buttons: []cards.CardButton{b}})
+	return wecom.ProgressCard(c, wecom.TemplateCardOptions{Source: "wecodex", TaskID: "wx_" + stream, Buttons: []wecom.CardButton{b}})
 }
 
 func outcomeWord(s cards.Status) string {

@@ -60,7 +60,7 @@ func (c *Channel) Name() string { return Name }
 
 // CardOptions keep every frame within WeCom's stream cap.
 func (c *Channel) CardOptions() []cards.Option {
-	return []cards.Option{cards.WithStreamLimit(cards.StreamMaxBytes)}
+	return []cards.Option{cards.WithStreamLimit(wecom.MaxStreamContentBytes)}
 }
 
 // Show pushes r as its stream's frame.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -78,7 +79,7 @@ func (c *Channel) Name() string { return Name }
 // CardOptions keep every frame within WeCom's stream limit with room for
 // the window note.
 func (c *Channel) CardOptions() []cards.Option {
-	return []cards.Option{cards.WithStreamLimit(cards.StreamMaxBytes - windowNoteRoom)}
+	return []cards.Option{cards.WithStreamLimit(wecom.MaxStreamContentBytes - windowNoteRoom)}
 }
 
 // Show writes r as its stream's frame. A waiting frame replaces only a

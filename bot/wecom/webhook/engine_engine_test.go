@@ -206,7 +206,7 @@ func TestTurnTimeoutFails(t *testing.T) {
 	want := card{text: "block", status: failed}.render()
 	// On a loaded machine the timeout may strike before the agent's first
 	// update; the card must say the same then, without the thought.
-	early := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - 256))
+	early := cards.New(cards.WithStreamLimit(wecom.MaxStreamContentBytes - 256))
 	early.SetStatus(failed)
 	if got != want && got != early.Stream(0, 0).Content {
 		t.Fatalf("timed out turn:\n%q\nwant\n%q", got, want)
@@ -278,8 +278,8 @@ func TestLongAnswerContinuesThroughTheDelivererAndMore(t *testing.T) {
 		t.Fatalf("second /more: %q", again.Content)
 	}
 	for _, c := range []string{final.Content, ds[0].Markdown, more.Content} {
-		if len(c) > cards.StreamMaxBytes {
-			t.Fatalf("a reply is %d bytes, over WeCom's %d", len(c), cards.StreamMaxBytes)
+		if len(c) > wecom.MaxStreamContentBytes {
+			t.Fatalf("a reply is %d bytes, over WeCom's %d", len(c), wecom.MaxStreamContentBytes)
 		}
 	}
 }
@@ -296,7 +296,7 @@ func checkDeliveries(t *testing.T, ds []webhook.Delivery, user, stream, url stri
 		if d.User != user || d.Conversation != wecom.SingleChat(user) || d.StreamID != stream || d.ReplyURL != url {
 			t.Fatalf("delivery %d: user %q conv %q stream %q url %q", i, d.User, d.Conversation, d.StreamID, d.ReplyURL)
 		}
-		if !strings.Contains(d.Markdown, d.Body) || len(d.Markdown) > cards.StreamMaxBytes {
+		if !strings.Contains(d.Markdown, d.Body) || len(d.Markdown) > wecom.MaxStreamContentBytes {
 			t.Fatalf("delivery %d markdown (%d bytes) does not carry its body", i, len(d.Markdown))
 		}
 	}

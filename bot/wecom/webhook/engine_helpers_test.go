@@ -168,7 +168,7 @@ type card struct {
 }
 
 func (c card) render() string {
-	k := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - 256))
+	k := cards.New(cards.WithStreamLimit(wecom.MaxStreamContentBytes - 256))
 	for _, n := range c.before {
 		k.Notice(string(n.Level), n.Text)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -157,7 +158,7 @@ func TestWindowEndingMidAnswerSplitsItExactlyOnce(t *testing.T) {
 // runningFrame is the frame of a running turn whose agent thought about
 // text and has answered body so far.
 func runningFrame(text, body string) string {
-	k := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - 256))
+	k := cards.New(cards.WithStreamLimit(wecom.MaxStreamContentBytes - 256))
 	for _, u := range thoughtOf(text) {
 		k.Apply(u)
 	}
@@ -227,13 +228,13 @@ func TestWindowNoteFitsTheFrameCap(t *testing.T) {
 	id := receive(t, r.e, msg("m1", "alice", text)).StreamID
 	st.waitFor(t, "showed the thought", lastHas("progress that fills the frame"))
 	full := st.frames()
-	if n := len(full[len(full)-1]); n < cards.StreamMaxBytes-512 {
+	if n := len(full[len(full)-1]); n < wecom.MaxStreamContentBytes-512 {
 		t.Fatalf("the thought filled only %d bytes of the frame; the test needs a full one", n)
 	}
 	win <- time.Now()
 	final := waitFinished(t, r.e, id)
-	if !strings.HasSuffix(final.Content, windowNote) || len(final.Content) > cards.StreamMaxBytes {
-		t.Fatalf("window-closed frame: %d bytes (cap %d), ends %q", len(final.Content), cards.StreamMaxBytes, final.Content[max(0, len(final.Content)-100):])
+	if !strings.HasSuffix(final.Content, windowNote) || len(final.Content) > wecom.MaxStreamContentBytes {
+		t.Fatalf("window-closed frame: %d bytes (cap %d), ends %q", len(final.Content), wecom.MaxStreamContentBytes, final.Content[max(0, len(final.Content)-100):])
 	}
 	r.agent.release("n")
 }

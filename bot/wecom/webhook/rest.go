@@ -3,9 +3,8 @@ package webhook
 import (
 	"context"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -28,10 +27,7 @@ func (c *Channel) more(ctx context.Context, conv string) (string, error) {
 	if !ok {
 		return bot.TextNoMore, nil
 	}
-	card := cards.New(cards.WithStreamLimit(cards.StreamMaxBytes - restRoom))
-	card.Apply(acp.UpdateAgentMessageText(answer))
-	card.SetStatus(cards.Finished(acp.StopReasonEndTurn, nil))
-	fr := card.Stream(rest.From, 0)
+	fr := cards.AnswerFrame(answer, rest.From, wecom.MaxStreamContentBytes-restRoom)
 	out := textMoreOf(clip(title, 60)) + fr.Content
 	if fr.MustFinish {
 		if err := c.store.SaveRest(ctx, conv, title, answer, fr.BodyEnd); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // textWindowClosed ends a stream whose reply window closed; cards owns the
-// words, so a reader of frames (cards.ReadStream) knows them.
+// words, so a reader of frames (the playground) knows them.
 const textWindowClosed = cards.WindowClosedNote
 
 // shown is what the publisher renders for a turn: the stream frame, and

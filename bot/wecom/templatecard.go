@@ -1,10 +1,12 @@
-package cards
+package wecom
 
 import (
 	"strconv"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // Field limits of a self-built app's template card, from WeCom's "发送应用消息
@@ -83,25 +85,27 @@ type TemplateCardOptions struct {
 	Buttons []CardButton
 }
 
-// TemplateCard renders the progress card of the self-built app: title and
-// status, the newest progress line, and a summary of tools, plan and answer.
-// Every field is kept within WeCom's documented limits. The answer itself
-// goes out as markdown messages (AppMarkdown).
-func (c *Card) TemplateCard(o TemplateCardOptions) TemplateCard {
+// ProgressCard renders a turn's card as the self-built app's progress card:
+// title and status, the newest progress line, and a summary of tools, plan
+// and answer. Every field is kept within WeCom's documented limits. The
+// answer itself goes out as markdown messages (Card.Markdown, cut to
+// AppMarkdownMaxBytes).
+func ProgressCard(c *cards.Card, o TemplateCardOptions) TemplateCard {
 	tc := TemplateCard{CardType: "text_notice"}
 	if o.Source != "" || o.IconURL != "" {
-		tc.Source = &CardSource{IconURL: o.IconURL, Desc: truncateRunes(oneLine(o.Source), cardSourceDescMax)}
+		tc.Source = &CardSource{IconURL: o.IconURL, Desc: CutRunes(oneLine(o.Source), cardSourceDescMax)}
 	}
-	title := c.title
+	title := c.Title()
 	if title == "" {
 		title = "Agent turn"
 	}
+	progress := c.Progress()
 	tc.MainTitle = CardMainTitle{
-		Title: truncateRunes(title, cardTitleMax),
-		Desc:  truncateRunes(capitalize(c.status.String()), cardTitleDescMax),
+		Title: CutRunes(title, cardTitleMax),
+		Desc:  CutRunes(capitalize(c.Status().String()), cardTitleDescMax),
 	}
-	tc.SubTitleText = truncateRunes(c.latestLine(), cardSubTitleMax)
-	tc.HorizontalContentList = c.summaryRows()
+	tc.SubTitleText = CutRunes(latestLine(c, progress), cardSubTitleMax)
+	tc.HorizontalContentList = summaryRows(c, progress)
 	if o.URL != "" {
 		tc.CardAction = &CardAction{Type: 1, URL: o.URL}
 	}
@@ -112,8 +116,8 @@ func (c *Card) TemplateCard(o TemplateCardOptions) TemplateCard {
 			if i == cardButtonsMax {
 				break
 			}
-			b.Text = truncateRunes(oneLine(b.Text), cardButtonTextMax)
-			b.Key = truncateBytes(b.Key, cardButtonKeyBytes)
+			b.Text = CutRunes(oneLine(b.Text), cardButtonTextMax)
+			b.Key = cutBytes(b.Key, cardButtonKeyBytes)
 			tc.ButtonList = append(tc.ButtonList, b)
 		}
 	}
@@ -122,28 +126,40 @@ func (c *Card) TemplateCard(o TemplateCardOptions) TemplateCard {
 
 // latestLine is the one line the card shows under its title: the failure,
 // else the newest progress item, else a word on the state.
-func (c *Card) latestLine() string {
-	if c.status.State == StateFailed || c.status.State == StateWaitingApproval {
-		if d := oneLine(c.status.Detail); d != "" {
+func latestLine(c *cards.Card, progress []cards.ProgressItem) string {
+	st := c.Status()
+	if st.State == cards.StateFailed || st.State == cards.StateWaitingApproval {
+		if d := oneLine(st.Detail); d != "" {
 			return d
 		}
 	}
-	for i := len(c.progress) - 1; i >= 0; i-- {
-		if md := oneLine(c.progress[i].markdown()); md != "" {
+	for i := len(progress) - 1; i >= 0; i-- {
+		if md := oneLine(progress[i].Markdown); md != "" {
 			return md
 		}
 	}
-	if c.status.Terminal() && strings.TrimSpace(c.Body()) == "" && c.status.State == StateDone {
+	if st.Terminal() && strings.TrimSpace(c.Body()) == "" && st.State == cards.StateDone {
 		return "No final answer."
 	}
 	return ""
 }
 
-func (c *Card) summaryRows() []CardHorizontalRow {
-	rows := []CardHorizontalRow{{Keyname: "State", Value: c.status.String()}}
+func summaryRows(c *cards.Card, progress []cards.ProgressItem) []CardHorizontalRow {
+	rows := []CardHorizontalRow{{Keyname: "State", Value: c.Status().String()}}
+	var tools int
+	var plan []acp.PlanEntry
 	var done, running, failed int
-	for _, it := range c.tools {
-		switch it.status {
+	for _, it := range progress {
+		switch it.Kind {
+		case cards.ItemPlan:
+			plan = it.Plan
+			continue
+		case cards.ItemTool:
+			tools++
+		default:
+			continue
+		}
+		switch it.Status {
 		case acp.ToolCallStatusCompleted:
 			done++
 		case acp.ToolCallStatusFailed:
@@ -152,7 +168,7 @@ func (c *Card) summaryRows() []CardHorizontalRow {
 			running++
 		}
 	}
-	if len(c.tools) > 0 {
+	if tools > 0 {
 		v := strconv.Itoa(done) + " done"
 		if running > 0 {
 			v += ", " + strconv.Itoa(running) + " running"
@@ -162,22 +178,22 @@ func (c *Card) summaryRows() []CardHorizontalRow {
 		}
 		rows = append(rows, CardHorizontalRow{Keyname: "Tools", Value: v})
 	}
-	if c.plan != nil && len(c.plan.entries) > 0 {
+	if len(plan) > 0 {
 		n := 0
-		for _, e := range c.plan.entries {
+		for _, e := range plan {
 			if e.Status == acp.PlanEntryStatusCompleted {
 				n++
 			}
 		}
 		rows = append(rows, CardHorizontalRow{Keyname: "Plan",
-			Value: strconv.Itoa(n) + "/" + strconv.Itoa(len(c.plan.entries)) + " steps done"})
+			Value: strconv.Itoa(n) + "/" + strconv.Itoa(len(plan)) + " steps done"})
 	}
-	if n := len(c.body.String()); n > 0 {
+	if n := len(c.Body()); n > 0 {
 		rows = append(rows, CardHorizontalRow{Keyname: "Reply", Value: strconv.Itoa(n) + " bytes"})
 	}
 	for i := range rows {
-		rows[i].Keyname = truncateRunes(rows[i].Keyname, cardKeynameMax)
-		rows[i].Value = truncateRunes(rows[i].Value, cardValueMax)
+		rows[i].Keyname = CutRunes(rows[i].Keyname, cardKeynameMax)
+		rows[i].Value = CutRunes(rows[i].Value, cardValueMax)
 	}
 	return rows[:min(len(rows), cardHorizontalMax)]
 }
@@ -198,38 +214,32 @@ func cleanTaskID(id string) string {
 	return string(b)
 }
 
-// AppMarkdown renders the answer for the self-built app as markdown messages
-// of at most maxBytes bytes each (AppMarkdownMaxBytes when maxBytes <= 0),
-// cut by SplitMarkdown. A finished turn without answer text gets its last
-// commentary, marked as such; a cancelled or failed turn ends with its status
-// line. It returns nil while there is nothing to send.
-func (c *Card) AppMarkdown(maxBytes int) []string {
-	if maxBytes <= 0 {
-		maxBytes = AppMarkdownMaxBytes
+// oneLine folds a text onto one line for a card field.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.Join(strings.Fields(s), " ")
 	}
-	text := c.Body()
-	if strings.TrimSpace(text) == "" {
-		text = ""
-		if c.status.State == StateDone {
-			text = c.emptyAnswer(maxBytes)
-		}
+	return s
+}
+
+// capitalize upper-cases an ASCII first letter ("done" → "Done").
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
 	}
-	if c.status.Terminal() {
-		if s := c.statusMarkdown(); s != "" {
-			if text != "" {
-				if sp := scanFences(text).open(); sp != nil && decoratable(*sp) {
-					text += closeFence(*sp, strings.HasSuffix(text, "\n"))
-				}
-				text += "\n\n"
-			}
-			text += s
-		}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// cutBytes keeps s within n bytes on a rune boundary, ending a cut one with
+// "…".
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	var out []string
-	for _, p := range SplitMarkdown(text, maxBytes) {
-		if strings.TrimSpace(p) != "" {
-			out = append(out, p)
-		}
+	const ell = "…"
+	if n < len(ell) {
+		return ""
 	}
-	return out
+	return cut(s, n-len(ell)) + ell
 }

@@ -1,4 +1,4 @@
-package cards_test
+package playground
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 )
 
 // TestReadStreamRoundTrip: every status a card can have reads back from the
-// frame Card.Stream renders, with the progress and the body apart, so a
+// frame Card.Stream renders, with the progress and the body apart, so the
 // reader of frames never keeps its own copy of the wording.
 func TestReadStreamRoundTrip(t *testing.T) {
 	tests := []struct {
@@ -34,7 +34,7 @@ func TestReadStreamRoundTrip(t *testing.T) {
 			c.Apply(acp.UpdateAgentThoughtText("Reading </think> the code."))
 			c.Apply(acp.UpdateAgentMessageText("The answer."))
 			c.SetStatus(tt.status)
-			v := cards.ReadStream(c.Stream(0, 0).Content)
+			v := readStream(c.Stream(0, 0).Content)
 			wantProgress := "Reading </think> the code."
 			if v.Status != tt.want || v.Line != tt.line || v.Body != "The answer." || v.Progress != wantProgress || v.Continues {
 				t.Fatalf("read back %+v; want status %+v, line %q, body %q, progress %q", v, tt.want, tt.line, "The answer.", wantProgress)
@@ -47,22 +47,22 @@ func TestReadStreamRoundTrip(t *testing.T) {
 }
 
 // TestReadStreamOtherWriters: bot's placeholder and queued reply and the
-// webhook's early end are written with this package's lines and read back.
+// webhook's early end are written with cards' lines and read back.
 func TestReadStreamOtherWriters(t *testing.T) {
-	if v := cards.ReadStream(cards.ThinkingLine); v != (cards.StreamView{}) {
+	if v := readStream(cards.ThinkingLine); v != (frameView{}) {
 		t.Errorf("placeholder = %+v, want running with nothing to show", v)
 	}
 	if got, want := cards.QueuedLine(2), "⏳ Queued (position 2) — waiting for the running turn to finish."; got != want {
 		t.Errorf("QueuedLine(2) = %q, want %q", got, want)
 	}
-	if v := cards.ReadStream(cards.QueuedLine(2)); v != (cards.StreamView{Queued: 2}) {
+	if v := readStream(cards.QueuedLine(2)); v != (frameView{Queued: 2}) {
 		t.Errorf("queued reply = %+v, want position 2 and nothing else", v)
 	}
-	if v := cards.ReadStream("⏳ Queued (position x) — waiting for the running turn to finish."); v.Queued != 0 || v.Body == "" {
+	if v := readStream("⏳ Queued (position x) — waiting for the running turn to finish."); v.Queued != 0 || v.Body == "" {
 		t.Errorf("a queue line without a position = %+v, want body", v)
 	}
 	cut := "<think>\nLooking.\n</think>\n\nPart one\n\n" + cards.WindowClosedNote
-	if v := cards.ReadStream(cut); !v.Continues || v.Body != "Part one\n\n"+cards.WindowClosedNote || v.Progress != "Looking." || v.Status != cards.Running() {
+	if v := readStream(cut); !v.Continues || v.Body != "Part one\n\n"+cards.WindowClosedNote || v.Progress != "Looking." || v.Status != cards.Running() {
 		t.Errorf("window closed = %+v", v)
 	}
 	c := cards.New(cards.WithStreamLimit(600))
@@ -70,10 +70,10 @@ func TestReadStreamOtherWriters(t *testing.T) {
 		c.Apply(acp.UpdateAgentMessageText("A long answer line.\n"))
 	}
 	fr := c.Stream(0, 0)
-	if v := cards.ReadStream(fr.Content); !fr.MustFinish || !v.Continues {
+	if v := readStream(fr.Content); !fr.MustFinish || !v.Continues {
 		t.Errorf("rolled-over frame read as %+v (must finish %v), want it to continue", v, fr.MustFinish)
 	}
-	if v := cards.ReadStream("Just text, _Stopped: not a status line"); v.Body != "Just text, _Stopped: not a status line" || v.Line != "" {
+	if v := readStream("Just text, _Stopped: not a status line"); v.Body != "Just text, _Stopped: not a status line" || v.Line != "" {
 		t.Errorf("unknown text = %+v, want all body", v)
 	}
 }

@@ -1,9 +1,11 @@
-package cards
+package playground
 
 import (
 	"bytes"
 	"html"
 	"strings"
+
+	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/yuin/goldmark"
@@ -11,9 +13,12 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
-// HTMLRenderer renders cards as HTML for the playground. Markdown goes
+// HTMLRenderer renders cards, and the markdown of frames, as HTML for the
+// page. Markdown goes
 // through goldmark without its unsafe mode, and raw HTML in the agent's text
 // is shown escaped, as text, instead of being passed through or dropped.
 // It is safe for concurrent use.
@@ -41,15 +46,15 @@ func NewHTMLRenderer() *HTMLRenderer {
 
 // Render returns the card as an HTML fragment with stable hooks for tests:
 // data-testid="status" (Status.String()), "progress" and "body".
-func (r *HTMLRenderer) Render(c *Card) string {
+func (r *HTMLRenderer) Render(c *cards.Card) string {
 	var b strings.Builder
 	st := c.Status()
 	b.WriteString(`<article class="card" data-state="`)
 	b.WriteString(stateName(st.State))
 	b.WriteString("\">\n")
-	if c.title != "" {
+	if title := c.Title(); title != "" {
 		b.WriteString("<h2 class=\"card-title\">")
-		b.WriteString(esc(c.title))
+		b.WriteString(esc(title))
 		b.WriteString("</h2>\n")
 	}
 	b.WriteString(`<p class="card-status" data-testid="status">`)
@@ -57,52 +62,52 @@ func (r *HTMLRenderer) Render(c *Card) string {
 	b.WriteString("</p>\n")
 
 	b.WriteString("<section class=\"card-progress\" data-testid=\"progress\">\n")
-	for _, it := range c.progress {
+	for _, it := range c.Progress() {
 		r.item(&b, it)
 	}
 	b.WriteString("</section>\n")
 
 	b.WriteString("<section class=\"card-body\" data-testid=\"body\">\n")
 	body := c.Body()
-	if strings.TrimSpace(body) == "" && st.State == StateDone {
-		body = c.emptyAnswer(1 << 20)
+	if strings.TrimSpace(body) == "" && st.State == cards.StateDone {
+		body = c.EmptyAnswer(1 << 20)
 	}
 	r.markdown(&b, body)
 	b.WriteString("</section>\n</article>\n")
 	return b.String()
 }
 
-func (r *HTMLRenderer) item(b *strings.Builder, it *progressItem) {
-	switch it.kind {
-	case itemThought:
+func (r *HTMLRenderer) item(b *strings.Builder, it cards.ProgressItem) {
+	switch it.Kind {
+	case cards.ItemThought:
 		b.WriteString("<div class=\"thought\">\n")
-		r.markdown(b, it.text.String())
+		r.markdown(b, it.Text)
 		b.WriteString("</div>\n")
-	case itemNotice:
+	case cards.ItemNotice:
 		b.WriteString(`<p class="notice" data-level="`)
-		b.WriteString(esc(it.level))
+		b.WriteString(esc(it.Level))
 		b.WriteString(`">`)
-		b.WriteString(esc(it.text.String()))
+		b.WriteString(esc(it.Text))
 		b.WriteString("</p>\n")
-	case itemTool:
-		status := it.status
+	case cards.ItemTool:
+		status := it.Status
 		if status == "" {
 			status = acp.ToolCallStatusPending
 		}
 		b.WriteString(`<p class="tool" data-kind="`)
-		b.WriteString(esc(string(it.toolKind)))
+		b.WriteString(esc(string(it.ToolKind)))
 		b.WriteString(`" data-status="`)
 		b.WriteString(esc(string(status)))
 		b.WriteString(`">`)
-		b.WriteString(esc(it.title))
+		b.WriteString(esc(it.Title))
 		b.WriteString("</p>\n")
-	case itemPlan:
+	case cards.ItemPlan:
 		b.WriteString("<ol class=\"plan\">\n")
-		for _, e := range it.entries {
+		for _, e := range it.Plan {
 			b.WriteString(`<li data-status="`)
 			b.WriteString(esc(string(e.Status)))
 			b.WriteString(`">`)
-			b.WriteString(esc(oneLine(e.Content)))
+			b.WriteString(esc(e.Content)) // the card keeps each entry on one line
 			b.WriteString("</li>\n")
 		}
 		b.WriteString("</ol>\n")
@@ -132,15 +137,15 @@ func (r *HTMLRenderer) markdown(b *strings.Builder, src string) {
 	b.Write(buf.Bytes())
 }
 
-func stateName(s State) string {
+func stateName(s cards.State) string {
 	switch s {
-	case StateWaitingApproval:
+	case cards.StateWaitingApproval:
 		return "waiting"
-	case StateDone:
+	case cards.StateDone:
 		return "done"
-	case StateCancelled:
+	case cards.StateCancelled:
 		return "cancelled"
-	case StateFailed:
+	case cards.StateFailed:
 		return "failed"
 	}
 	return "running"
@@ -185,4 +190,9 @@ func renderHTMLBlockEscaped(w util.BufWriter, src []byte, n ast.Node, entering b
 }
 
 // esc escapes s for HTML text or a quoted attribute, as valid UTF-8.
-func esc(s string) string { return html.EscapeString(toValidUTF8(s)) }
+func esc(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return html.EscapeString(s)
+}
