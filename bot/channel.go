@@ -27,8 +27,9 @@ type Channel interface {
 	// CardOptions are the card options the channel's limits need (its byte
 	// budget), added to the engine's own for every card of the channel.
 	CardOptions() []cards.Option
-	// Present opens the presentation of a turn that starts now.
-	Present(t Turn) Presenter
+	// Present opens the presentation of a turn that starts now: Present(p)
+	// of the channel's Presenter.
+	Present(t Turn) Presentation
 }
 
 // Continuer is a Channel that keeps the unread end of a long answer for the
@@ -86,43 +87,4 @@ type Turn struct {
 	To           ReplyTo
 	// Received (unix ms) is when intake accepted the message.
 	Received int64
-}
-
-// Snapshot is a channel's rendering of a card; the engine hands it back to
-// the same Presenter untouched.
-type Snapshot any
-
-// CardControl is the running turn's card, for a presenter that must change
-// what it shows on its own (a platform window that closes): Do runs f with
-// the card locked; Refresh renders a snapshot now.
-type CardControl interface {
-	Do(f func(*cards.Card))
-	Refresh()
-}
-
-// Presenter shows one turn's card on its channel. The turn runner calls
-// Start once, then Render with the card locked (it must be quick and do no
-// I/O) and Show with each throttled snapshot on the publisher's goroutine,
-// final set on the last; Ended once the agent's turn is over, before the
-// final status; Finish after the last snapshot was shown.
-type Presenter interface {
-	Start(card CardControl)
-	Render(c *cards.Card) Snapshot
-	Show(ctx context.Context, s Snapshot, final bool)
-	Ended()
-	Finish(ctx context.Context, c *cards.Card)
-}
-
-// Requeuer is a Presenter that can hand its reply back to waiting, for a
-// turn the shutdown cuts short whose message is queued again: after
-// Requeue(text) every snapshot still to be shown, the final one included,
-// shows text as a waiting reply instead of the card, so the re-run, on
-// whichever replica, presents on the same reply. Requeued, once the final
-// snapshot was shown, reports whether the reply now shows text; false (the
-// reply had already finished, say because a platform window closed) means
-// the re-run could not show there, and the turn ends as cancelled instead.
-// A Presenter that is not a Requeuer always ends such a turn cancelled.
-type Requeuer interface {
-	Requeue(text string)
-	Requeued() bool
 }

@@ -69,28 +69,25 @@ func (c *memChat) Show(_ context.Context, r bot.Reply) (bool, error) {
 	return true, nil
 }
 
-func (c *memChat) Present(t bot.Turn) bot.Presenter {
+func (c *memChat) Present(t bot.Turn) bot.Presentation {
 	c.record("present %s: %s", t.Conversation, t.Text)
-	return &memTurn{c: c}
+	return bot.Present(&memTurn{c: c})
 }
 
 type memTurn struct{ c *memChat }
 
-func (p *memTurn) Start(bot.CardControl) {}
-
 // Render keeps the body and status: the throttled snapshots in between
 // depend on timing, the last one does not.
-func (p *memTurn) Render(c *cards.Card) bot.Snapshot {
+func (p *memTurn) Render(c *cards.Card) string {
 	return c.Body() + " | " + c.Status().String()
 }
 
-func (p *memTurn) Show(_ context.Context, s bot.Snapshot, final bool) {
+func (p *memTurn) Show(_ context.Context, s string, final bool) {
 	if final {
 		p.c.record("final %s", s)
 	}
 }
 
-func (p *memTurn) Ended()                              {}
 func (p *memTurn) Finish(context.Context, *cards.Card) { p.c.record("finish") }
 
 // echoAgent answers every prompt with "answer to: <text>".

@@ -5,11 +5,13 @@
 // /stop) and the turn runner (session, prompt, outcome, card).
 //
 // The engine knows no platform. It declares [Channel]: a channel turns its
-// callbacks into a [Message] for [Engine.Receive] and shows what the engine
-// hands back (short replies, and each turn's card snapshots through a
-// [Presenter]); a queued message records its channel and [ReplyTo] handle so
-// whichever replica runs the turn presents it there. bot/wecom/webhook is
-// the first channel.
+// callbacks into a [Message] for [Engine.Receive], in a [Conversation] of a
+// kind of its own, and shows what the engine hands back (short replies, and
+// each turn's card snapshots through a [Presenter]); a queued message
+// records its conversation, its channel and its [ReplyTo] handle so
+// whichever replica runs the turn presents it there. The WeCom channels are
+// in bot/wecom (webhook, longconn, app); a test's chat channel needs nothing
+// of bot but its exported API.
 //
 // What the engine needs from Redis is declared here ([Store], split by
 // collaborator); package store implements it.

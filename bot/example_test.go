@@ -22,21 +22,21 @@ func (c printChannel) Show(_ context.Context, r bot.Reply) (bool, error) {
 	fmt.Println("reply:", r.Text)
 	return true, nil
 }
-func (c printChannel) Present(bot.Turn) bot.Presenter { return printTurn(c) }
+func (c printChannel) Present(bot.Turn) bot.Presentation { return bot.Present(printTurn(c)) }
 
+// printTurn is the channel's Presenter: its snapshots are strings, and it is
+// a Finisher too.
 type printTurn printChannel
 
-func (p printTurn) Start(bot.CardControl) {}
-func (p printTurn) Render(c *cards.Card) bot.Snapshot {
+func (p printTurn) Render(c *cards.Card) string {
 	return c.Body() + " (" + c.Status().String() + ")"
 }
-func (p printTurn) Ended()                              {}
-func (p printTurn) Finish(context.Context, *cards.Card) { close(p.finished) }
-func (p printTurn) Show(_ context.Context, s bot.Snapshot, final bool) {
+func (p printTurn) Show(_ context.Context, s string, final bool) {
 	if final {
 		fmt.Println("card:", s)
 	}
 }
+func (p printTurn) Finish(context.Context, *cards.Card) { close(p.finished) }
 
 // The engine with one channel: the channel hands a message to Receive, and
 // the engine presents the turn back on that channel once Run takes it.

@@ -30,26 +30,24 @@ type cardChat struct {
 
 func newCardChat(name string) *cardChat { return &cardChat{memChat: newMemChat(name)} }
 
-func (c *cardChat) Present(t bot.Turn) bot.Presenter {
+func (c *cardChat) Present(t bot.Turn) bot.Presentation {
 	c.record("present %s: %s", t.Conversation, t.Text)
 	if c.requeue {
-		return &requeueTurn{cardTurn: cardTurn{c: c.memChat}}
+		return bot.Present(&requeueTurn{cardTurn: cardTurn{c: c.memChat}})
 	}
-	return &cardTurn{c: c.memChat}
+	return bot.Present(&cardTurn{c: c.memChat})
 }
 
 type cardTurn struct{ c *memChat }
 
-func (p *cardTurn) Start(bot.CardControl) {}
-func (p *cardTurn) Render(c *cards.Card) bot.Snapshot {
+func (p *cardTurn) Render(c *cards.Card) string {
 	return c.Stream(0, 0).Content + " | " + c.Status().String()
 }
-func (p *cardTurn) Show(_ context.Context, s bot.Snapshot, final bool) {
+func (p *cardTurn) Show(_ context.Context, s string, final bool) {
 	if final {
 		p.c.record("final %s", s)
 	}
 }
-func (p *cardTurn) Ended()                              {}
 func (p *cardTurn) Finish(context.Context, *cards.Card) { p.c.record("finish") }
 
 // requeueTurn hands its reply back to waiting when the engine's shutdown

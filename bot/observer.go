@@ -12,10 +12,12 @@ const (
 	OutcomeTimedOut  Outcome = "timed_out" // agent.turn_timeout cut it
 )
 
-// Observer is told what the engine and its channels do, for metrics. Its
-// methods are called on hot paths from many goroutines: they must be safe
-// for concurrent use, quick, and must not block. Package metrics implements
-// it over Prometheus; Config.Observer nil means NopObserver.
+// Observer is told what the engine does, for metrics. Its methods are
+// called on hot paths from many goroutines: they must be safe for
+// concurrent use, quick, and must not block. Package metrics implements it
+// over Prometheus; Config.Observer nil means NopObserver. What the engine
+// does not see (platform callbacks, agent restarts, Redis errors, the long
+// connection) cmd/wecodex hands to metrics directly.
 type Observer interface {
 	// TurnEnded is called once per turn run on this replica.
 	TurnEnded(o Outcome, d time.Duration)
@@ -25,23 +27,13 @@ type Observer interface {
 	// QueueDepth is how many messages wait behind the running turn of conv
 	// on this replica; 0 once this replica stops running conv.
 	QueueDepth(conv string, waiting int)
-	// Callback is one platform callback a channel answered: result is
-	// CallbackOK, CallbackRejected (the platform or a stranger sent
-	// something we refuse) or CallbackError (we failed).
-	Callback(channel, result string, d time.Duration)
-	// AgentRestarted is called when the agent process is started again
-	// after its first start (it died, hung, or was killed).
-	AgentRestarted()
-	// RedisError counts one failed store operation (op is the command).
-	RedisError(op string)
-	// LongConnConnected says whether this replica's long connection is
-	// up: subscribed, which only the replica holding the lease ever is.
-	LongConnConnected(up bool)
 	// Approval counts one permission decision ("allow", "deny", ...).
 	Approval(decision string)
 }
 
-// The results of Observer.Callback.
+// How a channel answered one platform callback, as its handler reports it
+// for metrics: CallbackOK, CallbackRejected (the platform or a stranger
+// sent something we refuse) or CallbackError (we failed).
 const (
 	CallbackOK       = "ok"
 	CallbackRejected = "rejected"
@@ -51,11 +43,7 @@ const (
 // NopObserver ignores everything.
 type NopObserver struct{}
 
-func (NopObserver) TurnEnded(Outcome, time.Duration)       {}
-func (NopObserver) FirstProgress(time.Duration)            {}
-func (NopObserver) QueueDepth(string, int)                 {}
-func (NopObserver) Callback(string, string, time.Duration) {}
-func (NopObserver) AgentRestarted()                        {}
-func (NopObserver) RedisError(string)                      {}
-func (NopObserver) LongConnConnected(bool)                 {}
-func (NopObserver) Approval(string)                        {}
+func (NopObserver) TurnEnded(Outcome, time.Duration) {}
+func (NopObserver) FirstProgress(time.Duration)      {}
+func (NopObserver) QueueDepth(string, int)           {}
+func (NopObserver) Approval(string)                  {}

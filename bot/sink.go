@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"sync/atomic"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -25,10 +26,10 @@ type cardSink struct {
 	ch   Channel
 }
 
-// frame is a channel's snapshot and whether the agent had spoken when it
-// was rendered.
+// frame is a channel's snapshot, as what shows it, and whether the agent
+// had spoken when it was rendered.
 type frame struct {
-	snap  Snapshot
+	show  func(ctx context.Context, final bool)
 	spoke bool
 }
 

@@ -99,7 +99,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	pres := ch.Present(q.turn())
 	pub, sink := r.publish(ctx, card, pres, q)
 	sink.turn, sink.ch = &q, ch
-	pres.Start(pub)
+	pres.start(pub)
 	pub.Refresh() // show the turn as running at once
 
 	turnCtx, stop := context.WithCancelCause(ctx)
@@ -109,11 +109,11 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	w.setCancel(stop)
 	stopReason, err := r.prompt(timed, log, q, sink, takeover)
 	w.setCancel(nil)
-	pres.Ended()
+	pres.ended()
 
 	saveCtx := context.WithoutCancel(ctx)
 	if ctx.Err() != nil && !endedOnItsOwn(stopReason, err) {
-		if rq, ok := pres.(Requeuer); ok {
+		if rq, ok := pres.requeuer(); ok {
 			return r.requeue(saveCtx, log, q, pres, rq, pub, card, started)
 		}
 	}
@@ -131,7 +131,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 // requeue hands a turn the engine's shutdown cut short back to the queue,
 // when its presenter can say so on the reply; cut reports it did. A
 // re-queued turn is not counted: it runs again and is counted then.
-func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, q queued, pres Presenter, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time) (cut bool) {
+func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, q queued, pres Presentation, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time) (cut bool) {
 	rq.Requeue(textRequeued)
 	pub.Close()
 	if rq.Requeued() {
@@ -156,10 +156,10 @@ func (r *turnRunner) ended(log *slog.Logger, o Outcome, st cards.Status, started
 }
 
 // finish hands the ended turn's card to its presenter, bounded.
-func (r *turnRunner) finish(ctx context.Context, pres Presenter, card *cards.Card) {
+func (r *turnRunner) finish(ctx context.Context, pres Presentation, card *cards.Card) {
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	pres.Finish(dctx, card)
+	pres.finish(dctx, card)
 }
 
 // endedOnItsOwn reports whether the agent finished the turn, whatever raced
@@ -171,13 +171,13 @@ func endedOnItsOwn(stop acp.StopReason, err error) bool {
 // publish makes the publisher of q's card on pres and the sink the agent
 // writes to. Frames must reach the channel even while the engine shuts
 // down: the last one tells the user the turn was stopped.
-func (r *turnRunner) publish(ctx context.Context, card *cards.Card, pres Presenter, q queued) (*cards.Publisher[frame], cardSink) {
+func (r *turnRunner) publish(ctx context.Context, card *cards.Card, pres Presentation, q queued) (*cards.Publisher[frame], cardSink) {
 	saveCtx := context.WithoutCancel(ctx)
 	spoke := new(atomic.Bool)
 	var timed bool // only the publisher's goroutine emits
-	render := func(c *cards.Card) frame { return frame{snap: pres.Render(c), spoke: spoke.Load()} }
+	render := func(c *cards.Card) frame { return frame{show: pres.snapshot(c), spoke: spoke.Load()} }
 	emit := func(f frame, final bool) {
-		pres.Show(saveCtx, f.snap, final)
+		f.show(saveCtx, final)
 		if f.spoke && !timed {
 			timed = true
 			r.cfg.Observer.FirstProgress(time.Since(time.UnixMilli(q.Received)))

@@ -12,7 +12,9 @@ import (
 	"github.com/wecodex/wecodex/bot"
 )
 
-// Metrics is the Prometheus adapter of bot.Observer.
+// Metrics is the Prometheus adapter of bot.Observer, and the counters of
+// what the engine does not see, which cmd/wecodex reports to it directly:
+// platform callbacks, agent restarts, Redis errors and the long connection.
 type Metrics struct {
 	turns         *prometheus.CounterVec
 	turnDuration  prometheus.Histogram
@@ -115,15 +117,24 @@ func (m *Metrics) QueueDepth(conv string, waiting int) {
 	m.queueDepth.Set(float64(sum))
 }
 
+// Callback counts one platform callback a channel answered, by its result
+// (bot.CallbackOK, bot.CallbackRejected, bot.CallbackError).
 func (m *Metrics) Callback(channel, result string, d time.Duration) {
 	m.callbacks.WithLabelValues(channel, result).Inc()
 	m.callbackTime.WithLabelValues(channel).Observe(d.Seconds())
 }
 
-func (m *Metrics) AgentRestarted()      { m.restarts.Inc() }
-func (m *Metrics) RedisError(op string) { m.redisErrors.WithLabelValues(op).Inc() }
-func (m *Metrics) Approval(d string)    { m.approvals.WithLabelValues(d).Inc() }
+// AgentRestarted counts a start of the agent process after its first (it
+// died, hung, or was killed).
+func (m *Metrics) AgentRestarted() { m.restarts.Inc() }
 
+// RedisError counts one failed store operation (op is the command).
+func (m *Metrics) RedisError(op string) { m.redisErrors.WithLabelValues(op).Inc() }
+
+func (m *Metrics) Approval(d string) { m.approvals.WithLabelValues(d).Inc() }
+
+// LongConnConnected says whether this replica's long connection is up:
+// subscribed, which only the replica holding the lease ever is.
 func (m *Metrics) LongConnConnected(up bool) {
 	v := 0.0
 	if up {

@@ -8,16 +8,15 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/wecodex/wecodex/bot"
 )
 
-// RedisHook returns a go-redis hook that reports every failed command to o
-// by its name. redis.Nil (a missing key), a cancelled caller and NOSCRIPT
-// (go-redis loads the script and retries) are answers, not failures.
-func RedisHook(o bot.Observer) redis.Hook { return redisHook{o} }
+// RedisHook returns a go-redis hook that counts every failed command on m
+// by its name (RedisError). redis.Nil (a missing key), a cancelled caller
+// and NOSCRIPT (go-redis loads the script and retries) are answers, not
+// failures.
+func RedisHook(m *Metrics) redis.Hook { return redisHook{m} }
 
-type redisHook struct{ o bot.Observer }
+type redisHook struct{ o *Metrics }
 
 func (h redisHook) DialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -53,7 +54,7 @@ type channel struct {
 type channelEnv struct {
 	Store   *store.Store
 	Replica string
-	Obs     bot.Observer
+	Obs     *metrics.Metrics
 	Log     *slog.Logger
 }
 

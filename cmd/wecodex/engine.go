@@ -19,6 +19,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/external"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -42,7 +43,7 @@ type engine struct {
 // chans registered on it, attaches each channel to the engine, and starts
 // the engine and the channels' connections. Stop it with stop after the HTTP
 // server has shut down.
-func startEngine(ctx context.Context, cfg *configs.Config, st *store.Store, replica string, chans []*channel, obs bot.Observer, log *slog.Logger) (*engine, error) {
+func startEngine(ctx context.Context, cfg *configs.Config, st *store.Store, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
 	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)

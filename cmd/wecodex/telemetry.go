@@ -87,7 +87,7 @@ func (t *telemetry) serveInternal(cfg configs.MetricsConfig, log *slog.Logger) (
 // observeCallbacks counts each request h answers as one callback of channel:
 // ok for 2xx, rejected for 4xx (bad signature, too large, wrong method),
 // error for the rest.
-func observeCallbacks(channel string, obs bot.Observer, h http.Handler) http.Handler {
+func observeCallbacks(channel string, obs *metrics.Metrics, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}

@@ -157,9 +157,9 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 }
 
 // Present opens the presentation of a turn that starts now.
-func (c *Channel) Present(t bot.Turn) bot.Presenter {
-	return &presenter{c: c, t: t, user: t.Conversation.ID, opened: make(chan struct{}),
-		log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream)}
+func (c *Channel) Present(t bot.Turn) bot.Presentation {
+	return bot.Present(&presenter{c: c, t: t, user: t.Conversation.ID, opened: make(chan struct{}),
+		log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream)})
 }
 
 // sendAttempts bounds the tries of one message: a send that failed for a

@@ -25,6 +25,7 @@ const openTimeout = 2 * time.Minute
 // ends the card updated once and the answer as markdown messages. The app
 // cannot edit a message, so the snapshots in between show nothing.
 type presenter struct {
+	bot.NoSnapshots
 	c      *Channel
 	t      bot.Turn
 	user   string
@@ -62,11 +63,10 @@ func (p *presenter) open(tc wecom.TemplateCard) {
 	}
 }
 
-func (p *presenter) Render(*cards.Card) bot.Snapshot { return nil }
-
-func (p *presenter) Show(context.Context, bot.Snapshot, bool) {}
-
-func (p *presenter) Ended() {}
+var (
+	_ bot.Starter  = (*presenter)(nil)
+	_ bot.Finisher = (*presenter)(nil)
+)
 
 // Finish updates the card to how the turn ended and sends the answer. It
 // waits for the send budget as long as that takes (never dropping a part),

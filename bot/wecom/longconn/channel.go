@@ -81,9 +81,9 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 // Present opens the stream of a turn that starts now. A conversation's ID
 // is where aibot_send_msg reaches it: the user in a 1:1 chat, the chatid in
 // a group.
-func (c *Channel) Present(t bot.Turn) bot.Presenter {
-	return &presenter{c: c, log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream),
-		r: StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: t.Conversation.ID}}
+func (c *Channel) Present(t bot.Turn) bot.Presentation {
+	return bot.Present(&presenter{c: c, log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream),
+		r: StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: t.Conversation.ID}})
 }
 
 // Callbacks returns the function for Options.OnCallback that hands message
@@ -142,25 +142,15 @@ type presenter struct {
 	r   StreamRenderer
 }
 
-func (p *presenter) Start(bot.CardControl) {}
-
-func (p *presenter) Render(c *cards.Card) bot.Snapshot {
+func (p *presenter) Render(c *cards.Card) Snapshot {
 	s := p.r.Render(c)
 	s.Seq += seqTurn
 	return s
 }
 
-func (p *presenter) Show(ctx context.Context, s bot.Snapshot, final bool) {
-	snap, ok := s.(Snapshot)
-	if !ok {
-		return
-	}
-	snap.Finish = snap.Finish || final
-	if _, err := p.c.conn.Present(ctx, snap); err != nil {
+func (p *presenter) Show(ctx context.Context, s Snapshot, final bool) {
+	s.Finish = s.Finish || final
+	if _, err := p.c.conn.Present(ctx, s); err != nil {
 		p.log.Warn("frame not presented", "err", err)
 	}
 }
-
-func (p *presenter) Ended() {}
-
-func (p *presenter) Finish(context.Context, *cards.Card) {}

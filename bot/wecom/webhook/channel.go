@@ -140,9 +140,9 @@ func (c *Channel) Receive(ctx context.Context, in Intake, m bot.Message) (Frame,
 }
 
 // Present opens the stream of a turn that starts now.
-func (c *Channel) Present(t bot.Turn) bot.Presenter {
+func (c *Channel) Present(t bot.Turn) bot.Presentation {
 	log := c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream)
-	return &stream{c: c, log: log, t: t, open: true}
+	return bot.Present(&stream{c: c, log: log, t: t, open: true})
 }
 
 // More renders the next unread part of the conversation's last long answer

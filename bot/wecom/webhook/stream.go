@@ -63,10 +63,10 @@ func (s *stream) Start(card bot.CardControl) {
 }
 
 // Render is the frame the card shows now.
-func (s *stream) Render(c *cards.Card) bot.Snapshot { return s.render(c) }
+func (s *stream) Render(c *cards.Card) shown { return s.render(c) }
 
 // Show writes a rendered frame.
-func (s *stream) Show(ctx context.Context, f bot.Snapshot, final bool) { s.emit(ctx, f.(shown), final) }
+func (s *stream) Show(ctx context.Context, f shown, final bool) { s.emit(ctx, f, final) }
 
 // Ended records the turn's end on the card and stops the window watch.
 func (s *stream) Ended() {
@@ -203,3 +203,11 @@ func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 
 // A stream can hand its reply back to waiting for a re-queued message.
 var _ bot.Requeuer = (*stream)(nil)
+
+// A stream watches its window from the turn's start to its end, and
+// delivers what it could not show once the turn is over.
+var (
+	_ bot.Starter  = (*stream)(nil)
+	_ bot.Ender    = (*stream)(nil)
+	_ bot.Finisher = (*stream)(nil)
+)
