@@ -52,14 +52,23 @@ type Image struct {
 	MIME string
 }
 
-// Sink receives what a turn produces. Implementations must not block: they are
-// called from the goroutine that reads the agent's protocol stream.
+// Sink is the client side of one turn: it receives what the turn produces
+// and decides what the agent asks, as an ACP client does for its session.
+// Policies that decide without asking anyone are Sinks wrapping a Sink (see
+// Policy.Wrap).
 type Sink interface {
-	// Update delivers one ACP session update, in the order the agent sent it.
+	// Update delivers one ACP session update, in the order the agent sent
+	// it. It must not block: it is called from the goroutine that reads the
+	// agent's protocol stream.
 	Update(acp.SessionUpdate)
 	// Notice delivers something the user should see that is not part of the
-	// answer: a warning, an error, a policy decision.
+	// answer: a warning, an error, a policy decision. It must not block.
 	Notice(Notice)
+	// RequestPermission decides a permission request the agent raised
+	// during the turn. It is called on its own goroutine and may block
+	// until someone answers; ctx ends when the turn does, and the answer
+	// then no longer matters. A sink that cannot decide answers Cancelled.
+	RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse
 }
 
 // NoticeLevel says how a Notice should be shown.
@@ -76,7 +85,3 @@ type Notice struct {
 	Level NoticeLevel
 	Text  string
 }
-
-// PermissionFunc decides a permission request the agent raised during a turn.
-// It is called on its own goroutine and may block until someone answers.
-type PermissionFunc func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse

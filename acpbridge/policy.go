@@ -6,34 +6,52 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// Approval policies accepted by Policy (config key agent.approval).
+// Approval policies that decide without asking anyone (config key
+// agent.approval; its third value, ask, is the bot's and asks a person).
 const (
 	ApprovalAllow = "allow"
 	ApprovalDeny  = "deny"
 )
 
-// Policy returns the PermissionFunc for an agent.approval setting: "allow"
-// picks the request's allow-once option, "deny" its reject-once option. Any
-// other value denies, so a typo can never grant more than intended (configs
-// validates the key before it gets here). Neither policy picks an "always"
-// option while a "once" option exists, so a decision never outlives the
-// request it answers.
-func Policy(approval string) PermissionFunc {
+// Policy is an agent.approval setting that decides permission requests in
+// place of a person: ApprovalAllow picks a request's allow-once option,
+// anything else its reject-once option, so a typo can never grant more than
+// intended (configs validates the key before it gets here). Neither picks an
+// "always" option while a "once" option exists, so a decision never
+// outlives the request it answers.
+type Policy string
+
+// Decide is p's answer to req; when req offers no option of the wanted kind
+// it refuses to guess and answers Cancelled.
+func (p Policy) Decide(req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 	kinds := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
-	if approval == ApprovalAllow {
+	if p == ApprovalAllow {
 		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways}
 	}
-	return func(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		for _, kind := range kinds {
-			for _, o := range req.Options {
-				if o.Kind == kind {
-					return Selected(o.OptionId)
-				}
+	for _, kind := range kinds {
+		for _, o := range req.Options {
+			if o.Kind == kind {
+				return Selected(o.OptionId)
 			}
 		}
-		// No option of the wanted kind: refuse to guess.
-		return Cancelled()
 	}
+	return Cancelled()
+}
+
+// Wrap returns s with p deciding its permission requests: s is never asked,
+// and each decision shows on s as a notice (DecisionNotice).
+func (p Policy) Wrap(s Sink) Sink { return decidingSink{Sink: s, policy: p} }
+
+// decidingSink is a Sink whose permission requests a Policy decides.
+type decidingSink struct {
+	Sink
+	policy Policy
+}
+
+func (d decidingSink) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	resp := d.policy.Decide(req)
+	d.Notice(DecisionNotice(req, resp))
+	return resp
 }
 
 // Selected is the response that picks option id.

@@ -2,6 +2,7 @@ package acpbridge_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -36,7 +37,7 @@ func TestPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		req := permissionRequest("touch x", tt.options)
-		resp := acpbridge.Policy(tt.approval)(context.Background(), req)
+		resp := acpbridge.Policy(tt.approval).Decide(req)
 		if got := bridgetest.Outcome(resp); got != tt.want {
 			t.Errorf("Policy(%q) with %d options = %s; want %s", tt.approval, len(tt.options), got, tt.want)
 		}
@@ -51,5 +52,27 @@ func TestDecisionNoticeFallsBackToToolCallID(t *testing.T) {
 	got := acpbridge.DecisionNotice(req, acpbridge.Selected("allow"))
 	if want := (acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: "approved: call_9"}); got != want {
 		t.Errorf("notice %+v; want %+v", got, want)
+	}
+}
+
+// A wrapped sink is never asked: the policy answers, and its decision shows
+// on the sink as a notice.
+func TestPolicyWrapDecidesAndNotes(t *testing.T) {
+	asked := 0
+	rec := &bridgetest.Recorder{Permit: func(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		asked++
+		return acpbridge.Selected("allow")
+	}}
+	sink := acpbridge.Policy(acpbridge.ApprovalDeny).Wrap(rec)
+	resp := sink.RequestPermission(context.Background(), permissionRequest("touch x", bridgetest.CodexOptions))
+	if got := bridgetest.Outcome(resp); got != "selected reject" {
+		t.Errorf("outcome %s; want selected reject", got)
+	}
+	if asked != 0 {
+		t.Errorf("the wrapped sink was asked %d times; want never", asked)
+	}
+	sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m1", "hi"))
+	if got, want := rec.Lines(), []string{"notice warning: declined: touch x", "message: hi"}; !slices.Equal(got, want) {
+		t.Errorf("sink got %q; want %q", got, want)
 	}
 }

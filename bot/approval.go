@@ -83,17 +83,14 @@ type approvalRequest struct {
 	Asked     int64  `json:"asked"` // unix ms
 }
 
-// approvals asks the person who sent the message before the agent runs what
-// needs approval, and takes their decision from any replica.
+// approvals asks a person before the agent runs what needs approval, and
+// takes their decision from any replica. It is agent.approval ask: each
+// turn's card is wrapped in an askingSink whose permission requests wait
+// here.
 type approvals struct {
-	cfg      Config
-	store    ApprovalStore // nil: the store keeps no approvals, every request is declined
-	runner   *turnRunner
-	channels *channels
-	log      *slog.Logger
-
-	mu    sync.Mutex
-	waits map[acp.SessionId][]*wait // oldest first
+	cfg   Config
+	store ApprovalStore // nil: the store keeps no approvals, every request is declined
+	log   *slog.Logger
 }
 
 // wait is one request a turn on this replica waits on.
@@ -104,47 +101,82 @@ type wait struct {
 	done   chan struct{}
 }
 
-func newApprovals(cfg Config, st ApprovalStore, runner *turnRunner, cs *channels, log *slog.Logger) *approvals {
-	return &approvals{cfg: cfg, store: st, runner: runner, channels: cs, log: log, waits: make(map[acp.SessionId][]*wait)}
+func newApprovals(cfg Config, st ApprovalStore, log *slog.Logger) *approvals {
+	return &approvals{cfg: cfg, store: st, log: log}
 }
 
-// ask is the PermissionFunc of agent.approval: ask.
-func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	sink, ok := a.runner.sink(req.SessionId)
-	if !ok {
-		return acpbridge.Cancelled()
+// sinkFor wraps the card of turn q, presented on ch, so its permission
+// requests wait for a decision.
+func (a *approvals) sinkFor(card cardSink, q *queued, ch Channel) turnSink {
+	return &askingSink{cardSink: card, approvals: a, turn: q, ch: ch}
+}
+
+// askingSink is the sink of a turn under agent.approval ask: what the agent
+// produces goes to the card, and what it asks waits for a person.
+type askingSink struct {
+	cardSink
+	approvals *approvals
+	// turn and ch are the message the turn runs and its channel: who asked,
+	// and where to ask.
+	turn *queued
+	ch   Channel
+
+	mu    sync.Mutex
+	waits []*wait // oldest first
+}
+
+// RequestPermission waits, with the card saying what is asked, until someone
+// allowed decides with /approve or /deny on any replica, the request times
+// out (agent.approval_timeout: declined), or the turn ends (cancelled).
+func (s *askingSink) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return s.approvals.ask(ctx, req, s)
+}
+
+// settle answers every request the turn still waits on as cancelled, and
+// returns once each is answered and its card says so. The turn runner calls
+// it when the agent's turn is over, before the final status.
+func (s *askingSink) settle() {
+	s.mu.Lock()
+	list := append([]*wait(nil), s.waits...)
+	s.mu.Unlock()
+	for _, w := range list {
+		w.cancel()
+		<-w.done
 	}
-	cs := sink.(cardSink)
+}
+
+// ask records req, shows it on the turn's card and waits for its decision.
+func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s *askingSink) acp.RequestPermissionResponse {
 	short, full := describeRequest(req)
 	if a.store == nil {
-		cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (this store keeps no approvals)"})
+		s.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (this store keeps no approvals)"})
 		return pick(req, VerdictDeny)
 	}
-	rec := approvalRequest{Requester: cs.turn.User, Session: string(req.SessionId), What: short,
+	rec := approvalRequest{Requester: s.turn.User, Session: string(req.SessionId), What: short,
 		Replica: a.cfg.Replica, Asked: time.Now().UnixMilli()}
 	body, _ := json.Marshal(rec)
-	id, err := a.store.OpenApproval(ctx, cs.turn.Conversation, body)
+	id, err := a.store.OpenApproval(ctx, s.turn.Conversation, body)
 	if err != nil {
-		a.log.Error("record approval request", "conv", cs.turn.Conversation, "err", err)
-		cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (" + textApprovalStoreDown + ")"})
+		a.log.Error("record approval request", "conv", s.turn.Conversation, "err", err)
+		s.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (" + textApprovalStoreDown + ")"})
 		return pick(req, VerdictDeny)
 	}
-	ask := ApprovalAsk{ID: id, Conversation: cs.turn.conversation(), Requester: rec.Requester, What: short, Turn: cs.turn.turn()}
-	d := a.await(ctx, req.SessionId, cs, ask, full)
+	ask := ApprovalAsk{ID: id, Conversation: s.turn.conversation(), Requester: rec.Requester, What: short, Turn: s.turn.turn()}
+	d := a.await(ctx, s, ask, full)
 	a.log.Info("approval decided", "conv", ask.Conversation.Key(), "approval", id, "verdict", string(d.Verdict),
 		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
 	a.cfg.Observer.Approval(string(d.Verdict))
-	if ap, ok := cs.ch.(Approver); ok {
+	if ap, ok := s.ch.(Approver); ok {
 		ap.ApprovalDecided(context.WithoutCancel(ctx), ask, d)
 	}
-	cs.Notice(decisionNotice(ask, d, a.cfg.ApprovalTimeout))
+	s.Notice(decisionNotice(ask, d, a.cfg.ApprovalTimeout))
 	return pick(req, d.Verdict)
 }
 
 // await shows the request on the card and waits for its decision: an event
 // from any replica, the record found by a poll (an event can be missed), the
 // timeout, or the end of the turn.
-func (a *approvals) await(ctx context.Context, sid acp.SessionId, cs cardSink, ask ApprovalAsk, full string) ApprovalDecision {
+func (a *approvals) await(ctx context.Context, s *askingSink, ask ApprovalAsk, full string) ApprovalDecision {
 	wctx, cancel := context.WithCancel(ctx)
 	w := &wait{id: ask.ID, cancel: cancel, done: make(chan struct{})}
 	defer close(w.done)
@@ -175,13 +207,13 @@ func (a *approvals) await(ctx context.Context, sid acp.SessionId, cs cardSink, a
 	}
 
 	hint := textApprovalHint(ask.ID)
-	if ap, ok := cs.ch.(Approver); ok {
+	if ap, ok := s.ch.(Approver); ok {
 		hint = ap.AskApproval(wctx, ask)
 	}
 	w.status = cards.WaitingApproval(textApprovalStatus(ask, hint))
-	cs.Notice(acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: textApprovalAsked(ask, full)})
-	a.show(sid, w, cs)
-	defer func() { a.hide(sid, w, cs, wctx.Err() != nil) }()
+	s.Notice(acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: textApprovalAsked(ask, full)})
+	s.show(w)
+	defer func() { s.hide(w, wctx.Err() != nil) }()
 
 	timer := time.NewTimer(a.cfg.ApprovalTimeout)
 	defer timer.Stop()
@@ -240,51 +272,36 @@ func (a *approvals) settleAs(ctx context.Context, ask ApprovalAsk, v Verdict) Ap
 
 // show makes w the card's status unless an older request of the turn is
 // still waiting.
-func (a *approvals) show(sid acp.SessionId, w *wait, cs cardSink) {
-	a.mu.Lock()
-	a.waits[sid] = append(a.waits[sid], w)
-	first := a.waits[sid][0]
-	a.mu.Unlock()
-	cs.pub.SetStatus(first.status)
+func (s *askingSink) show(w *wait) {
+	s.mu.Lock()
+	s.waits = append(s.waits, w)
+	first := s.waits[0]
+	s.mu.Unlock()
+	s.pub.SetStatus(first.status)
 }
 
 // hide drops w; the card shows the next waiting request, or running again
 // while the turn goes on (ended: it does not, and its runner sets the final
 // status).
-func (a *approvals) hide(sid acp.SessionId, w *wait, cs cardSink, ended bool) {
-	a.mu.Lock()
-	list := a.waits[sid]
-	for i, x := range list {
+func (s *askingSink) hide(w *wait, ended bool) {
+	s.mu.Lock()
+	for i, x := range s.waits {
 		if x == w {
-			list = append(list[:i:i], list[i+1:]...)
+			s.waits = append(s.waits[:i:i], s.waits[i+1:]...)
 			break
 		}
 	}
-	if len(list) == 0 {
-		delete(a.waits, sid)
-	} else {
-		a.waits[sid] = list
+	var next *wait
+	if len(s.waits) > 0 {
+		next = s.waits[0]
 	}
-	a.mu.Unlock()
+	s.mu.Unlock()
 	switch {
-	case len(list) > 0:
-		cs.pub.SetStatus(list[0].status)
+	case next != nil:
+		s.pub.SetStatus(next.status)
 	case ended:
 	default:
-		cs.pub.SetStatus(cards.Running())
-	}
-}
-
-// settle answers every request session sid still waits on as cancelled, and
-// returns once each is answered and its card says so. The turn runner calls
-// it when the agent's turn is over, before the final status.
-func (a *approvals) settle(sid acp.SessionId) {
-	a.mu.Lock()
-	list := append([]*wait(nil), a.waits[sid]...)
-	a.mu.Unlock()
-	for _, w := range list {
-		w.cancel()
-		<-w.done
+		s.pub.SetStatus(cards.Running())
 	}
 }
 

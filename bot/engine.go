@@ -10,8 +10,6 @@ import (
 	"os"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/cards"
 )
@@ -48,6 +46,11 @@ type Config struct {
 	// MaxQueue is how many messages may wait per conversation; more are
 	// refused. Default 5.
 	MaxQueue int
+	// Approval is agent.approval, how the permission requests of a turn's
+	// agent are decided: "ask" (the default, also for "") waits for a
+	// person; acpbridge.ApprovalAllow or ApprovalDeny decide every request
+	// at once, and the card says so. Any other value denies.
+	Approval string
 	// ApprovalTimeout is agent.approval_timeout: a request no one decides
 	// within it is declined. Default DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -129,12 +132,11 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 		cfg.Logger.Warn("access lists are empty: nobody may use the bot until access.allow_users, access.allow_chats or access.admins names someone")
 	}
 	log := cfg.Logger.With("replica", cfg.Replica)
-	runner := newTurnRunner(cfg, st, agent, cs, log)
-	sched := newScheduler(cfg, st, runner, cs, log)
 	// A store without approvals (a test's) declines every request asked.
 	ast, _ := st.(ApprovalStore)
-	ap := newApprovals(cfg, ast, runner, cs, log)
-	runner.settle = ap.settle
+	ap := newApprovals(cfg, ast, log)
+	runner := newTurnRunner(cfg, st, agent, cs, newPermissions(cfg.Approval, ap), log)
+	sched := newScheduler(cfg, st, runner, cs, log)
 	in := &intake{cfg: cfg, store: st, channels: cs, sched: sched, approvals: ap, log: log}
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
@@ -159,11 +161,6 @@ func (e *Engine) Receive(ctx context.Context, m Message) (Receipt, error) {
 // say so), and Run returns once every turn has finished. Drain stops it
 // taking turns before that.
 func (e *Engine) Run(ctx context.Context) error { return e.sched.run(ctx) }
-
-// Sink returns the sink of the turn running in session id on this replica,
-// so a permission hook can report its decision on that turn's card. ok is
-// false when no turn of the session runs here. The sink never blocks.
-func (e *Engine) Sink(id acp.SessionId) (acpbridge.Sink, bool) { return e.runner.sink(id) }
 
 // channels are the engine's registered channels by name.
 type channels struct {

@@ -3,34 +3,50 @@ package bot
 import (
 	"context"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/acpbridge"
 )
 
-// ReportPermissions wraps a permission policy so each decision also shows as
-// a notice on the card of the turn that asked (found by session id). Give the
-// result to the agent; it looks the turn up when a request arrives, so the
-// agent may be built before the engine.
-func (e *Engine) ReportPermissions(decide acpbridge.PermissionFunc) acpbridge.PermissionFunc {
-	return func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		resp := decide(ctx, req)
-		if sink, ok := e.Sink(req.SessionId); ok {
-			sink.Notice(acpbridge.DecisionNotice(req, resp))
-		}
-		return resp
-	}
+// approvalAsk is Config.Approval's default: a person decides each request.
+const approvalAsk = "ask"
+
+// turnSink is the acpbridge.Sink a turn's agent writes to and asks: the
+// turn's card, wrapped in how its permission requests are decided.
+type turnSink interface {
+	acpbridge.Sink
+	// settle answers every permission request the turn still waits on as
+	// cancelled, and returns once each is answered and the card says so.
+	settle()
 }
 
-// AskPermissions is the permission hook of agent.approval: ask. Each request
-// waits, with the card saying what is asked, until the user who sent the
-// message (or an admin) decides with /approve or /deny on any replica, the
-// request times out (agent.approval_timeout: declined), or the turn ends
-// (cancelled). Give it to the agent; like ReportPermissions it looks the
-// turn up when a request arrives.
-func (e *Engine) AskPermissions(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	return e.approve.ask(ctx, req)
+// permissions is agent.approval: it wraps the card of turn q, presented on
+// ch, into the sink the turn's agent is given.
+type permissions interface {
+	sinkFor(card cardSink, q *queued, ch Channel) turnSink
 }
+
+// newPermissions is the permissions of Config.Approval: ask (or empty)
+// waits for a person through ap; any other value is an acpbridge.Policy,
+// which decides at once and denies what it does not know.
+func newPermissions(approval string, ap *approvals) permissions {
+	if approval == "" || approval == approvalAsk {
+		return ap
+	}
+	return policy(approval)
+}
+
+// policy decides every request of a turn without asking anyone, and says
+// so on the card.
+type policy acpbridge.Policy
+
+func (p policy) sinkFor(card cardSink, _ *queued, _ Channel) turnSink {
+	return decidedSink{acpbridge.Policy(p).Wrap(card)}
+}
+
+// decidedSink is a turn's sink whose requests a policy answers at once, so
+// none is left waiting when the turn ends.
+type decidedSink struct{ acpbridge.Sink }
+
+func (decidedSink) settle() {}
 
 // Decide records user's verdict on approval request id (0: the oldest
 // waiting) of conv, as /approve and /deny do, and says what happened, with

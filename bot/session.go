@@ -75,3 +75,6 @@ type discard struct{}
 
 func (discard) Update(acp.SessionUpdate) {}
 func (discard) Notice(acpbridge.Notice)  {}
+func (discard) RequestPermission(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Cancelled()
+}

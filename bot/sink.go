@@ -10,9 +10,11 @@ import (
 	"github.com/wecodex/wecodex/cards"
 )
 
-// cardSink is the acpbridge.Sink of a running turn: it hands each update to
-// the turn's card publisher, which folds it in under a short lock and renders
-// frames on its own goroutine, so the agent's read loop never waits on Redis.
+// cardSink is the card of a running turn as an acpbridge.Sink: it hands
+// each update to the turn's card publisher, which folds it in under a short
+// lock and renders frames on its own goroutine, so the agent's read loop
+// never waits on Redis. The card alone asks no one: the turn's permissions
+// wrap it (see permissions).
 type cardSink struct {
 	pub *cards.Publisher[frame]
 	// agentSpoke is set once the agent's first update is in the card, so
@@ -20,10 +22,6 @@ type cardSink struct {
 	// shown (a frame rendered between the two is not: late by one frame at
 	// worst, never early).
 	agentSpoke *atomic.Bool
-	// turn and ch are the message the turn runs and its channel, for the
-	// approvals of the turn (who may decide, where to ask).
-	turn *queued
-	ch   Channel
 }
 
 // frame is a channel's snapshot, as what shows it, and whether the agent
@@ -41,3 +39,9 @@ func (s cardSink) Update(u acp.SessionUpdate) {
 
 // Notice adds a progress line that is not agent output.
 func (s cardSink) Notice(n acpbridge.Notice) { s.pub.Notice(string(n.Level), n.Text) }
+
+// RequestPermission answers Cancelled: nobody is asked through the card
+// itself.
+func (cardSink) RequestPermission(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Cancelled()
+}

@@ -36,20 +36,18 @@ type turnRunner struct {
 	store    TurnStore
 	agent    acpbridge.Agent
 	channels *channels
-	log      *slog.Logger
-
-	// settle, when set, answers the approvals a turn still waits on once
-	// the agent's turn is over, so the card says so before its final status.
-	settle func(acp.SessionId)
+	// perms wraps each turn's card into the sink its agent writes to and
+	// asks (agent.approval).
+	perms permissions
+	log   *slog.Logger
 
 	mu       sync.Mutex
-	running  map[acp.SessionId]cardSink // session → sink of its running turn
 	sessions map[acp.SessionId]struct{} // sessions this process created or loaded
 }
 
-func newTurnRunner(cfg Config, st TurnStore, agent acpbridge.Agent, cs *channels, log *slog.Logger) *turnRunner {
-	return &turnRunner{cfg: cfg, store: st, agent: agent, channels: cs, log: log,
-		running: make(map[acp.SessionId]cardSink), sessions: make(map[acp.SessionId]struct{})}
+func newTurnRunner(cfg Config, st TurnStore, agent acpbridge.Agent, cs *channels, perms permissions, log *slog.Logger) *turnRunner {
+	return &turnRunner{cfg: cfg, store: st, agent: agent, channels: cs, perms: perms, log: log,
+		sessions: make(map[acp.SessionId]struct{})}
 }
 
 func errNoChannel(q queued) error {
@@ -97,8 +95,8 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	started := time.Now()
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
-	pub, sink := r.publish(ctx, card, pres, q)
-	sink.turn, sink.ch = &q, ch
+	pub, cs := r.publish(ctx, card, pres, q)
+	sink := r.perms.sinkFor(cs, &q, ch)
 	pres.start(pub)
 	pub.Refresh() // show the turn as running at once
 
@@ -202,7 +200,7 @@ func outcomeOf(st cards.Status, turnCtx context.Context) Outcome {
 }
 
 // prompt opens the conversation's session and runs the turn in it.
-func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sink cardSink, takeover bool) (acp.StopReason, error) {
+func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sink turnSink, takeover bool) (acp.StopReason, error) {
 	sid, cwd, note, err := r.session(ctx, q.Conversation, takeover)
 	if err != nil {
 		return "", err
@@ -211,14 +209,6 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: note})
 	}
 	p := r.turnPrompt(ctx, log, q, cwd, sink)
-	r.mu.Lock()
-	r.running[sid] = sink
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.running, sid)
-		r.mu.Unlock()
-	}()
 
 	// A cancelled context alone may not stop the agent's turn on its side;
 	// Cancel does, and Prompt then returns.
@@ -240,15 +230,15 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 	stop, err := r.agent.Prompt(ctx, sid, p, sink)
 	close(done)
 	<-cancelled
-	if r.settle != nil {
-		r.settle(sid)
-	}
+	// The agent's turn is over: what it still waits on is answered, and
+	// the card says so before its final status.
+	sink.settle()
 	return stop, err
 }
 
 // outcome is the card status for how the turn ended, naming why it was cut
 // short when the engine cut it.
-func (r *turnRunner) outcome(runCtx, turnCtx context.Context, sink cardSink, stop acp.StopReason, err error) cards.Status {
+func (r *turnRunner) outcome(runCtx, turnCtx context.Context, sink acpbridge.Sink, stop acp.StopReason, err error) cards.Status {
 	if endedOnItsOwn(stop, err) {
 		return cards.Finished(stop, nil)
 	}
@@ -266,16 +256,6 @@ func (r *turnRunner) outcome(runCtx, turnCtx context.Context, sink cardSink, sto
 		return cards.Status{State: cards.StateFailed, Detail: textLeaseLost}
 	}
 	return cards.Finished(stop, explainAgentFailure(err))
-}
-
-func (r *turnRunner) sink(id acp.SessionId) (acpbridge.Sink, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s, ok := r.running[id]
-	if !ok {
-		return nil, false
-	}
-	return s, true
 }
 
 // showFailed finishes q's reply with a failed card saying detail, unless it

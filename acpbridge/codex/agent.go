@@ -33,8 +33,6 @@ type Options struct {
 	// Phases is the shared phase store (Redis); nil keeps phases in memory.
 	// Either way an in-process cache sits in front of it.
 	Phases acpbridge.PhaseStore
-	// Permissions decides approval requests; nil declines them with a notice.
-	Permissions acpbridge.PermissionFunc
 	// Logger receives operational logs; nil discards them.
 	Logger *slog.Logger
 	// WatchdogInterval and WatchdogTimeout tune the hang watchdog: while a

@@ -22,10 +22,11 @@ var permissionOptions = []acp.PermissionOption{
 	{OptionId: OptionRejectOnce, Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
 }
 
-// approval turns a Codex approval request into an ACP permission request and
-// answers Codex with the decision. It runs on the read loop, so the decision
-// itself (which may wait for a person) runs on its own goroutine, owned by the
-// turn: when the turn ends its context is cancelled and the answer is cancel.
+// approval turns a Codex approval request into an ACP permission request,
+// asks the sink of the turn it belongs to and answers Codex with the
+// decision. It runs on the read loop, so the decision itself (which may wait
+// for a person) runs on its own goroutine, owned by the turn: when the turn
+// ends its context is cancelled and the answer is cancel.
 func (a *Agent) approval(c *conn, id json.RawMessage, method string, params []byte) {
 	var p approvalParams
 	if err := json.Unmarshal(params, &p); err != nil {
@@ -33,14 +34,9 @@ func (a *Agent) approval(c *conn, id json.RawMessage, method string, params []by
 		a.answerApproval(c, id, "decline")
 		return
 	}
-	var ts *turnState
-	var sink acpbridge.Sink = discardSink{}
 	th := a.lookupThread([]byte(p.ThreadID))
-	if th != nil {
-		ts = th.turn.Load()
-		sink = th.sinkFor([]byte(p.TurnID))
-	}
-	if ts == nil || !ts.sent.Load() || ts.ctx.Err() != nil {
+	ts := th.runningTurn([]byte(p.TurnID))
+	if ts == nil || ts.ctx.Err() != nil {
 		a.answerApproval(c, id, "cancel")
 		return
 	}
@@ -49,17 +45,10 @@ func (a *Agent) approval(c *conn, id json.RawMessage, method string, params []by
 		Options:   permissionOptions,
 		ToolCall:  a.approvalToolCall(th, method, &p),
 	}
-	if a.opts.Permissions == nil {
-		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning,
-			Text: "Declined: " + *req.ToolCall.Title + " (no one can approve requests here)"})
-		a.answerApproval(c, id, "decline")
-		return
-	}
-	decide := a.opts.Permissions
-	go func(ctx context.Context) {
-		resp := decide(ctx, req)
+	go func(ctx context.Context, sink acpbridge.Sink) {
+		resp := sink.RequestPermission(ctx, req)
 		a.answerApproval(c, id, decision(ctx, resp))
-	}(ts.ctx)
+	}(ts.ctx, ts.sink)
 }
 
 func (a *Agent) approvalToolCall(th *thread, method string, p *approvalParams) acp.ToolCallUpdate {

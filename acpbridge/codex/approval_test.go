@@ -8,6 +8,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -36,13 +37,13 @@ func approvalScript() sm.Script {
 func TestApprovalAllowed(t *testing.T) {
 	ctx := testCtx(t)
 	c := &choose{option: OptionAllowOnce}
-	a, h := newAgent(t, approvalScript(), sm.HomeOptions{ApprovalPolicy: "on-request"},
-		Options{Permissions: c.decide, ApprovalPolicy: "on-request"})
+	a, h := newAgent(t, approvalScript(), sm.HomeOptions{ApprovalPolicy: "on-request"}, Options{ApprovalPolicy: "on-request"})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, stop := prompt(t, ctx, a, id, "Run it.")
+	rec := &recorder{permit: c.decide}
+	stop := promptSink(t, ctx, a, id, "Run it.", rec)
 	if stop != acp.StopReasonEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
@@ -71,13 +72,13 @@ func TestApprovalAllowed(t *testing.T) {
 func TestApprovalDeclined(t *testing.T) {
 	ctx := testCtx(t)
 	c := &choose{option: OptionRejectOnce}
-	a, h := newAgent(t, approvalScript(), sm.HomeOptions{ApprovalPolicy: "on-request"},
-		Options{Permissions: c.decide, ApprovalPolicy: "on-request"})
+	a, h := newAgent(t, approvalScript(), sm.HomeOptions{ApprovalPolicy: "on-request"}, Options{ApprovalPolicy: "on-request"})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := prompt(t, ctx, a, id, "Run it.")
+	rec := &recorder{permit: c.decide}
+	promptSink(t, ctx, a, id, "Run it.", rec)
 	if len(c.seen) != 1 {
 		t.Fatalf("permission requests = %d, want 1", len(c.seen))
 	}
@@ -95,19 +96,29 @@ func TestApprovalDeclined(t *testing.T) {
 	})
 }
 
-func TestApprovalWithoutPermissionFuncIsDeclinedWithNotice(t *testing.T) {
+// A sink wrapped in the deny policy is never asked: the request is
+// declined, and the decision shows on the turn.
+func TestApprovalDeniedByPolicyIsNoted(t *testing.T) {
 	ctx := testCtx(t)
 	a, h := newAgent(t, approvalScript(), sm.HomeOptions{ApprovalPolicy: "on-request"}, Options{ApprovalPolicy: "on-request"})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := prompt(t, ctx, a, id, "Run it.")
+	c := &choose{option: OptionAllowOnce}
+	rec := &recorder{permit: c.decide}
+	promptSink(t, ctx, a, id, "Run it.", acpbridge.Policy(acpbridge.ApprovalDeny).Wrap(rec))
+	if len(c.seen) != 0 {
+		t.Fatalf("the wrapped sink was asked %d times; want never", len(c.seen))
+	}
 	out, _ := h.Server.ModelRequests()[1].CallOutput("call_esc")
 	if strings.Contains(out, "escalated-ran") {
 		t.Fatalf("command ran without approval: %q", out)
 	}
-	want := "warning: Declined: /bin/bash -c 'echo escalated-ran' (no one can approve requests here)"
+	if !strings.Contains(out, "rejected by user") {
+		t.Fatalf("declined call output = %q, want Codex to report the rejection", out)
+	}
+	want := "warning: declined: /bin/bash -c 'echo escalated-ran'"
 	if indexOf(rec.noticeLines(), want) < 0 {
 		t.Fatalf("notices %q lack %q", rec.noticeLines(), want)
 	}

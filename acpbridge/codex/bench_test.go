@@ -48,6 +48,9 @@ func (s *countingSink) Update(u acp.SessionUpdate) {
 	}
 }
 func (s *countingSink) Notice(acpbridge.Notice) {}
+func (s *countingSink) RequestPermission(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Cancelled()
+}
 
 // recording builds an app-server stdout of one turn, line for line in the
 // shape Codex 0.171.0 writes (captured from a real run): commentary

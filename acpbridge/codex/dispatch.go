@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"context"
 	"encoding/json"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -10,11 +11,14 @@ import (
 
 // discardSink receives what belongs to no running turn (a turn whose Prompt
 // gave up, or a thread nobody is prompting): bookkeeping still runs, output
-// goes nowhere.
+// goes nowhere, and nobody is asked anything.
 type discardSink struct{}
 
 func (discardSink) Update(acp.SessionUpdate) {}
 func (discardSink) Notice(acpbridge.Notice)  {}
+func (discardSink) RequestPermission(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Cancelled()
+}
 
 // sinkFor picks where a notification of this thread goes: the running turn's
 // sink when the notification belongs to it.

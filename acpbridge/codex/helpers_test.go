@@ -21,6 +21,9 @@ type recorder struct {
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
 	notices []acpbridge.Notice
+	// permit, when set, decides permission requests; nil answers each
+	// Cancelled, as a sink that cannot ask anyone does.
+	permit func(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse
 }
 
 func (r *recorder) Update(u acp.SessionUpdate) {
@@ -33,6 +36,13 @@ func (r *recorder) Notice(n acpbridge.Notice) {
 	r.mu.Lock()
 	r.notices = append(r.notices, n)
 	r.mu.Unlock()
+}
+
+func (r *recorder) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	if r.permit == nil {
+		return acpbridge.Cancelled()
+	}
+	return r.permit(ctx, req)
 }
 
 // lines renders every update, one line each.
@@ -201,11 +211,17 @@ func testCtx(t *testing.T) context.Context {
 func prompt(t *testing.T, ctx context.Context, a *Agent, id acp.SessionId, text string) (*recorder, acp.StopReason) {
 	t.Helper()
 	rec := &recorder{}
-	stop, err := a.Prompt(ctx, id, acpbridge.TextPrompt(text), rec)
+	return rec, promptSink(t, ctx, a, id, text, rec)
+}
+
+// promptSink runs a turn of text into sink.
+func promptSink(t *testing.T, ctx context.Context, a *Agent, id acp.SessionId, text string, sink acpbridge.Sink) acp.StopReason {
+	t.Helper()
+	stop, err := a.Prompt(ctx, id, acpbridge.TextPrompt(text), sink)
 	if err != nil {
 		t.Fatalf("Prompt(%q): %v", text, err)
 	}
-	return rec, stop
+	return stop
 }
 
 func indexOf(lines []string, s string) int {

@@ -255,10 +255,11 @@ func TestLinesApprovalDecisions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := make(chan acp.RequestPermissionRequest, 1)
-			r := newLineRig(t, Options{Permissions: func(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+			r := newLineRig(t, Options{})
+			r.rec.permit = func(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 				got <- req
 				return tc.resp
-			}})
+			}
 			r.feed(
 				`{"method":"item/started","params":{"item":{"type":"fileChange","id":"fc1","status":"inProgress","changes":[{"path":"/w/n.txt","kind":{"type":"add"},"diff":"new\n"}]},"threadId":"th1","turnId":"tu1","startedAtMs":1}}`,
 				`{"id":7,"method":"item/fileChange/requestApproval","params":{"threadId":"th1","turnId":"tu1","itemId":"fc1","startedAtMs":1,"reason":"write outside"}}`,

@@ -60,11 +60,6 @@ type Options struct {
 	Command []string
 	// Env is added to this process's environment for the agent (agent.acp.env).
 	Env map[string]string
-	// Permissions decides the agent's permission requests and shows each
-	// decision on the turn (it knows who decided; see bot.ReportPermissions);
-	// the agent adds no line of its own, so a decision reads once. Nil
-	// denies them all, and the agent then notes each denial itself.
-	Permissions acpbridge.PermissionFunc
 	// HangTimeout: a turn that receives no update and no response for this
 	// long (while no permission request is waiting on us) kills the agent.
 	// Zero means DefaultHangTimeout.
@@ -93,10 +88,7 @@ type Options struct {
 // can load sessions and starting a new one otherwise (said in a Notice).
 type Agent struct {
 	opts Options
-	// noteDecisions: no PermissionFunc was given, so nobody else tells the
-	// user their agent's requests were denied.
-	noteDecisions bool
-	log           *slog.Logger
+	log  *slog.Logger
 
 	startMu sync.Mutex // serializes process (re)starts
 
@@ -163,10 +155,6 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
-	noteDecisions := opts.Permissions == nil
-	if noteDecisions {
-		opts.Permissions = acpbridge.Policy(acpbridge.ApprovalDeny)
-	}
 	if opts.CapabilitiesMeta == nil {
 		opts.CapabilitiesMeta = DefaultCapabilitiesMeta()
 	}
@@ -175,11 +163,10 @@ func New(ctx context.Context, opts Options) (*Agent, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &Agent{
-		opts:          opts,
-		noteDecisions: noteDecisions,
-		log:           log.With("agent_cmd", opts.Command[0]),
-		sessions:      map[acp.SessionId]*extSession{},
-		byAgent:       map[acp.SessionId]*extSession{},
+		opts:     opts,
+		log:      log.With("agent_cmd", opts.Command[0]),
+		sessions: map[acp.SessionId]*extSession{},
+		byAgent:  map[acp.SessionId]*extSession{},
 	}
 	if _, _, err := a.ensureProc(ctx); err != nil {
 		return nil, err

@@ -84,14 +84,13 @@ func (l *logLines) matching(s string) []string {
 
 // startRealAgent runs agent on h with wecodex's defaults: no capability and
 // no environment chosen here, only Codex's location and the scripted home.
-func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codextest.Harness, perms acpbridge.PermissionFunc) (*external.Agent, *logLines) {
+func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codextest.Harness) (*external.Agent, *logLines) {
 	t.Helper()
 	logs := &logLines{}
 	a, err := external.New(ctx, external.Options{
-		Command:     []string{agent.bin(t)},
-		Env:         bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin),
-		Permissions: perms,
-		Log:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Command: []string{agent.bin(t)},
+		Env:     bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin),
+		Log:     slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -163,12 +162,12 @@ func TestRealAgentsRouteByPhase(t *testing.T) {
 			)))
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			a, logs := startRealAgent(t, ctx, agent, h, acpbridge.Policy("allow"))
+			a, logs := startRealAgent(t, ctx, agent, h)
 			id, err := a.NewSession(ctx, h.Workspace)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &bridgetest.Recorder{}
+			rec := &bridgetest.Recorder{Permit: bridgetest.Deciding(acpbridge.ApprovalAllow)}
 			reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 			if err != nil || reason != acp.StopReasonEndTurn {
 				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.Lines())
@@ -214,14 +213,14 @@ func TestRealAgentsRouteByPhase(t *testing.T) {
 	}
 }
 
-// TestRealAgentsApproval: a command that needs approval reaches the client's
-// PermissionFunc through each agent with wecodex's defaults, and the decision
-// is honoured: an allowed command runs, a denied one does not. codex-acp
+// TestRealAgentsApproval: a command that needs approval reaches the turn's
+// sink through each agent with wecodex's defaults, and the decision is
+// honoured: an allowed command runs, a denied one does not. codex-acp
 // 2.6.0's default mode ("Auto review") would hand the approval to a model
 // reviewer and never ask the client; wecodex starts it in "workspace-write".
-// The decision shows on the turn once: a given PermissionFunc reports it
-// (bot does, naming who decided), so the agent adds no line; with none
-// (decision "", deny-all) the agent notes each denial itself.
+// The decision shows on the turn once: the sink reports it (bot's does,
+// naming who decided), so the agent adds no line; with decision "" the sink
+// is the deny policy's, which notes each denial.
 func TestRealAgentsApproval(t *testing.T) {
 	for _, agent := range realAgents {
 		for _, decision := range []string{acpbridge.ApprovalAllow, acpbridge.ApprovalDeny, ""} {
@@ -241,17 +240,18 @@ func checkApproval(t *testing.T, agent realAgent, decision string) {
 	defer cancel()
 	var mu sync.Mutex
 	var asked []string
-	policy := acpbridge.Policy(decision)
-	perms := func(pctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	rec := &bridgetest.Recorder{Permit: func(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 		mu.Lock()
 		asked = append(asked, bridgetest.Deref(req.ToolCall.Title))
 		mu.Unlock()
-		return policy(pctx, req)
-	}
+		return acpbridge.Policy(decision).Decide(req)
+	}}
+	// No decision: the sink is the deny policy's, which notes each denial.
+	var sink acpbridge.Sink = rec
 	if decision == "" {
-		perms = nil
+		sink = acpbridge.Policy(acpbridge.ApprovalDeny).Wrap(rec)
 	}
-	a, _ := startRealAgent(t, ctx, agent, h, perms)
+	a, _ := startRealAgent(t, ctx, agent, h)
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
@@ -263,8 +263,7 @@ func checkApproval(t *testing.T, agent realAgent, decision string) {
 	if allowed {
 		wantReason, wantAnswer, wantRequests = acp.StopReasonEndTurn, []string{"message: Done."}, 2
 	}
-	rec := &bridgetest.Recorder{}
-	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Create approved.txt"), rec)
+	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("Create approved.txt"), sink)
 	if err != nil || reason != wantReason {
 		t.Fatalf("prompt = %q, %v, want %q; updates %q", reason, err, wantReason, rec.Lines())
 	}
@@ -321,7 +320,7 @@ func TestRealAgentsLongAnswer(t *testing.T) {
 			h := codextest.Start(t, answeringTitles(sm.Sequence(sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, deltas...)))))
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			a, _ := startRealAgent(t, ctx, agent, h, nil)
+			a, _ := startRealAgent(t, ctx, agent, h)
 			id, err := a.NewSession(ctx, h.Workspace)
 			if err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 )
 
 // agentRecordings are turns recorded from the real agents on the scripted
@@ -71,6 +72,7 @@ func recordedStream(tb testing.TB, name string, n int) (stream []byte, updates i
 
 // answerSink counts what the card would get: answer text, thoughts, others.
 type answerSink struct {
+	bridgetest.Unasked
 	mu       sync.Mutex
 	keep     bool // keep the answer text, not only its length
 	answer   strings.Builder

@@ -131,14 +131,17 @@ func (c *agentClient) agentInfo() string {
 	return c.a.opts.Command[0]
 }
 
-// RequestPermission asks the configured PermissionFunc, which reports the
-// decision on the turn (only the default deny-all policy is reported here),
-// and answers "cancelled" once the turn is cancelled.
+// RequestPermission asks the sink of the session's running turn, which
+// decides (and says so on the turn), and answers "cancelled" once the turn
+// is cancelled.
 func (c *agentClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	s, turn, sink := c.session(req.SessionId)
-	if s == nil || turn == nil {
+	if s == nil || turn == nil || sink == nil {
 		return acpbridge.Cancelled(), nil
 	}
+	// The sink knows the session by the id its caller holds, which after a
+	// restart is not the one the new process gave it.
+	req.SessionId = s.id
 	a := c.a
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -163,7 +166,7 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.RequestPerm
 	// The decision may wait on a person; the request must not outlive the
 	// turn's cancellation, so it runs aside and is abandoned on cancel.
 	decided := make(chan acp.RequestPermissionResponse, 1)
-	go func() { decided <- acpbridge.Answered(a.opts.Permissions(pctx, req)) }()
+	go func() { decided <- acpbridge.Answered(sink.RequestPermission(pctx, req)) }()
 	var resp acp.RequestPermissionResponse
 	select {
 	case resp = <-decided:
@@ -172,10 +175,6 @@ func (c *agentClient) RequestPermission(ctx context.Context, req acp.RequestPerm
 		}
 	case <-pctx.Done():
 		resp = acpbridge.Cancelled()
-	}
-	if sink != nil && a.noteDecisions {
-		notice := acpbridge.DecisionNotice(req, resp)
-		s.queue.push(func() { sink.Notice(notice) })
 	}
 	return resp, nil
 }

@@ -105,7 +105,6 @@ func TestCodexACP260(t *testing.T) {
 				// Suggestions (AIR clients only) would cost an extra,
 				// unscripted model request per turn.
 				Env:              bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin, "CODEX_ACP_PROMPT_SUGGESTIONS=false"),
-				Permissions:      acpbridge.Policy("allow"),
 				CapabilitiesMeta: tt.meta,
 				Log:              bridgetest.Logger(t),
 			})
@@ -117,7 +116,7 @@ func TestCodexACP260(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &bridgetest.Recorder{}
+			rec := &bridgetest.Recorder{Permit: bridgetest.Deciding(acpbridge.ApprovalAllow)}
 			reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
 			if err != nil {
 				t.Fatalf("prompt: %v\nupdates: %q", err, rec.Lines())

@@ -11,7 +11,8 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/external"
 )
 
-// printSink prints what a turn delivers.
+// printSink prints what a turn delivers; it is the turn's client side, so
+// it also decides what the agent asks (here: nothing is allowed).
 type printSink struct{}
 
 func (printSink) Update(u acp.SessionUpdate) {
@@ -23,6 +24,9 @@ func (printSink) Update(u acp.SessionUpdate) {
 	}
 }
 func (printSink) Notice(n acpbridge.Notice) { fmt.Println("notice:", n.Text) }
+func (printSink) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Policy(acpbridge.ApprovalDeny).Decide(req)
+}
 
 // An ACP agent subprocess as an acpbridge.Agent. The command here is this
 // test binary serving a tiny in-repo agent with serve.ServeACP (see

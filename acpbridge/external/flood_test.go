@@ -15,6 +15,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 )
 
 // floodAgentEnv, when set to a number N, turns the test binary into an ACP
@@ -139,6 +140,7 @@ func (a *floodAgent) SetSessionConfigOption(context.Context, acp.SetSessionConfi
 
 // chunkSink keeps every chunk's text, kind and id as delivered.
 type chunkSink struct {
+	bridgetest.Unasked
 	mu      sync.Mutex
 	texts   []string
 	bad     []string // anything that is not a msg-1 message chunk

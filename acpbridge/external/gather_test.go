@@ -7,10 +7,14 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/internal/bridgetest"
 )
 
 // signalSink passes each answer chunk's text on a channel.
-type signalSink struct{ texts chan string }
+type signalSink struct {
+	bridgetest.Unasked
+	texts chan string
+}
 
 func (s signalSink) Update(u acp.SessionUpdate) {
 	if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil {

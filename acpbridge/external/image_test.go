@@ -25,14 +25,14 @@ func TestRealAgentsTakeImagePrompts(t *testing.T) {
 			h := codextest.Start(t, answeringTitles(sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "A picture.")))))
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			a, _ := startRealAgent(t, ctx, agent, h, acpbridge.Policy("allow"))
+			a, _ := startRealAgent(t, ctx, agent, h)
 			id, err := a.NewSession(ctx, h.Workspace)
 			if err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(h.Workspace, "attachments", "shot.png")
 			pic := codextest.WritePicture(t, path, 200)
-			rec := &bridgetest.Recorder{}
+			rec := &bridgetest.Recorder{Permit: bridgetest.Deciding(acpbridge.ApprovalAllow)}
 			reason, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "What is this?", Images: []acpbridge.Image{{Path: path, MIME: "image/png"}}}, rec)
 			if err != nil || reason != acp.StopReasonEndTurn {
 				t.Fatalf("prompt = %q, %v; updates %q", reason, err, rec.Lines())

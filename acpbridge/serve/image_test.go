@@ -27,7 +27,7 @@ func TestImagePromptThroughWecodexCodexACP(t *testing.T) {
 	h := codextest.Start(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Two pictures."))))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	a := startWecodexACP(t, ctx, h, external.Options{Permissions: acpbridge.Policy("allow")})
+	a := startWecodexACP(t, ctx, h, external.Options{})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestImagePromptThroughWecodexCodexACP(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "outside.png")
 	pics := [][]byte{codextest.WritePicture(t, inside, 1), codextest.WritePicture(t, outside, 77)}
 
-	rec := &bridgetest.Recorder{}
+	rec := &bridgetest.Recorder{Permit: bridgetest.Deciding(acpbridge.ApprovalAllow)}
 	reason, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "Compare them.", Images: []acpbridge.Image{
 		{Path: inside, MIME: "image/png"}, {Path: outside, MIME: "image/png"},
 	}}, rec)

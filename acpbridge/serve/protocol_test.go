@@ -19,12 +19,10 @@ import (
 )
 
 // turnAgent is an Agent whose one turn is fixed: commentary, a notice, a
-// permission request through ClientPermissions, then an answer that says
-// what was decided. It stands in for Codex where the test is about the ACP
+// permission request on the turn's sink, then an answer that says what was
+// decided. It stands in for Codex where the test is about the ACP
 // wire ServeACP writes, not about Codex.
 type turnAgent struct {
-	perms *serve.ClientPermissions
-
 	mu        sync.Mutex
 	cancelled []acp.SessionId
 	returned  chan struct{} // receives when Prompt returns
@@ -47,7 +45,7 @@ func (a *turnAgent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Pr
 		sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m3", "nothing to ask"))
 		return acp.StopReasonEndTurn, nil
 	}
-	resp := a.perms.Request(ctx, acp.RequestPermissionRequest{
+	resp := sink.RequestPermission(ctx, acp.RequestPermissionRequest{
 		SessionId: id,
 		ToolCall:  acp.ToolCallUpdate{ToolCallId: "call_1", Title: acp.Ptr("rm -rf build")},
 		Options:   bridgetest.CodexOptions,
@@ -71,7 +69,7 @@ type wireClient struct{}
 func (c *wireClient) SessionUpdate(context.Context, acp.SessionNotification) error { return nil }
 
 func (c *wireClient) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return acpbridge.Policy("allow")(context.Background(), req), nil
+	return acpbridge.Policy(acpbridge.ApprovalAllow).Decide(req), nil
 }
 
 // wireTap sits on the agent-to-client stream: it records every message in
@@ -163,14 +161,14 @@ func (c *wireClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExi
 }
 
 // serveOverPipes runs ServeACP for agent and returns a client connection to it.
-func serveOverPipes(t *testing.T, agent acpbridge.Agent, perms *serve.ClientPermissions, client acp.Client) (*acp.ClientSideConnection, *wireTap) {
+func serveOverPipes(t *testing.T, agent acpbridge.Agent, client acp.Client) (*acp.ClientSideConnection, *wireTap) {
 	t.Helper()
 	cr, aw := io.Pipe() // agent -> client
 	ar, cw := io.Pipe() // client -> agent
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() {
-		served <- serve.ServeACP(ctx, agent, ar, aw, bridgetest.Logger(t), serve.Options{Version: "1.2.3", Permissions: perms})
+		served <- serve.ServeACP(ctx, agent, ar, aw, bridgetest.Logger(t), serve.Options{Version: "1.2.3"})
 	}()
 	t.Cleanup(func() {
 		cw.Close() // the client leaves
@@ -185,9 +183,8 @@ func serveOverPipes(t *testing.T, agent acpbridge.Agent, perms *serve.ClientPerm
 }
 
 func TestServeACPWire(t *testing.T) {
-	perms := &serve.ClientPermissions{}
-	agent := &turnAgent{perms: perms, returned: make(chan struct{}, 1)}
-	conn, tap := serveOverPipes(t, agent, perms, &wireClient{})
+	agent := &turnAgent{returned: make(chan struct{}, 1)}
+	conn, tap := serveOverPipes(t, agent, &wireClient{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

@@ -17,10 +17,6 @@ import (
 type Options struct {
 	// Version is announced as agentInfo.version.
 	Version string
-	// Permissions, when set, is attached to the connection for as long as
-	// ServeACP runs, so permission requests the Agent raises through it reach
-	// the ACP client as session/request_permission.
-	Permissions *ClientPermissions
 }
 
 // ServeACP serves agent as an ACP agent over in/out (newline-delimited JSON-RPC,
@@ -34,8 +30,11 @@ type Options struct {
 // so a slow client never blocks the Agent's reader; a turn's response is sent
 // only after all its updates. Updates that gather while the previous ones
 // are written go out in one batch, adjacent text chunks of one kind and
-// message sent as one chunk with their texts joined (see outbox). Notices travel as agent_thought_chunk marked
-// with _meta {"wecodex": {"notice": "<level>"}} (see NoticeUpdate).
+// message sent as one chunk with their texts joined (see outbox). Notices
+// travel as agent_thought_chunk marked with _meta {"wecodex": {"notice":
+// "<level>"}} (see NoticeUpdate). The Sink a turn writes to is the client's
+// side of the session: a permission request the Agent raises on it reaches
+// the client as session/request_permission, after the updates before it.
 func ServeACP(ctx context.Context, agent acpbridge.Agent, in io.Reader, out io.Writer, log *slog.Logger, opts Options) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -49,10 +48,6 @@ func ServeACP(ctx context.Context, agent acpbridge.Agent, in io.Reader, out io.W
 	conn := acp.NewAgentSideConnection(s, w, in)
 	conn.SetLogger(log)
 	s.conn = conn
-	if opts.Permissions != nil {
-		opts.Permissions.attach(s)
-		defer opts.Permissions.detach(s)
-	}
 	defer s.closeQueues()
 
 	var err error
@@ -279,67 +274,32 @@ func (s *server) closeQueues() {
 	}
 }
 
-// sink forwards what the Agent produces for one session to the client.
+// sink is the client side of one session's turns: what the Agent produces
+// goes to the client, and what it asks the client decides.
 func (s *server) sink(q *outbox) acpbridge.Sink {
-	return clientSink{q: q}
+	return clientSink{s: s, q: q}
 }
 
-type clientSink struct{ q *outbox }
+type clientSink struct {
+	s *server
+	q *outbox
+}
 
 func (c clientSink) Update(u acp.SessionUpdate) { c.q.push(u) }
 
 func (c clientSink) Notice(n acpbridge.Notice) { c.q.push(acpbridge.NoticeUpdate(n)) }
 
-// requestPermission asks the client, after every update the session produced
-// so far has been sent, so the client already knows the tool call it is asked
-// about.
-func (s *server) requestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	q, err := s.queue(req.SessionId)
-	if err != nil {
+// RequestPermission asks the client as session/request_permission, after
+// every update the session produced so far has been sent, so the client
+// already knows the tool call it is asked about.
+func (c clientSink) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	if err := c.q.flush(ctx); err != nil {
 		return acpbridge.Cancelled()
 	}
-	if err := q.flush(ctx); err != nil {
-		return acpbridge.Cancelled()
-	}
-	resp, err := s.conn.RequestPermission(ctx, req)
+	resp, err := c.s.conn.RequestPermission(ctx, req)
 	if err != nil {
-		s.log.Warn("ask client for permission", "session", req.SessionId, "err", err)
+		c.s.log.Warn("ask client for permission", "session", req.SessionId, "err", err)
 		return acpbridge.Cancelled()
 	}
 	return acpbridge.Answered(resp)
-}
-
-// ClientPermissions is a PermissionFunc source for an Agent served by
-// ServeACP: build the Agent with Request as its PermissionFunc and pass the
-// same ClientPermissions in Options. A request made while no connection
-// is attached is answered cancelled.
-type ClientPermissions struct {
-	mu sync.Mutex
-	s  *server
-}
-
-// Request asks the connected ACP client to decide req. It has the
-// PermissionFunc signature.
-func (p *ClientPermissions) Request(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	p.mu.Lock()
-	s := p.s
-	p.mu.Unlock()
-	if s == nil {
-		return acpbridge.Cancelled()
-	}
-	return s.requestPermission(ctx, req)
-}
-
-func (p *ClientPermissions) attach(s *server) {
-	p.mu.Lock()
-	p.s = s
-	p.mu.Unlock()
-}
-
-func (p *ClientPermissions) detach(s *server) {
-	p.mu.Lock()
-	if p.s == s {
-		p.s = nil
-	}
-	p.mu.Unlock()
 }

@@ -137,13 +137,13 @@ func TestWecodexCodexACP(t *testing.T) {
 	))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	a := startWecodexACP(t, ctx, h, external.Options{Permissions: acpbridge.Policy("allow")})
+	a := startWecodexACP(t, ctx, h, external.Options{})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	rec := &bridgetest.Recorder{}
+	rec := &bridgetest.Recorder{Permit: bridgetest.Deciding(acpbridge.ApprovalAllow)}
 	out := &toolOutput{id: "call_1", want: "hello-from-exec\n"}
 	rec.OnUpdate = out.apply
 	reason, err := a.Prompt(ctx, id, acpbridge.TextPrompt("What is in this directory?"), rec)
@@ -347,19 +347,17 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 	defer cancel()
 	asked := make(chan acp.RequestPermissionRequest, 1)
 	decideCtxDone := make(chan error, 1)
-	a := startWecodexACP(t, ctx, h, external.Options{
-		Permissions: func(pctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-			asked <- req
-			<-pctx.Done() // a person who never answers
-			decideCtxDone <- pctx.Err()
-			return acpbridge.Selected("allow_once")
-		},
-	})
+	a := startWecodexACP(t, ctx, h, external.Options{})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &bridgetest.Recorder{}
+	rec := &bridgetest.Recorder{Permit: func(pctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		asked <- req
+		<-pctx.Done() // a person who never answers
+		decideCtxDone <- pctx.Err()
+		return acpbridge.Selected("allow_once")
+	}}
 	type result struct {
 		reason acp.StopReason
 		err    error
@@ -391,7 +389,7 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 		t.Errorf("decision context ended with %v; want Canceled", err)
 	}
 	// The agent answered "cancelled" itself but writes no line for it: the
-	// PermissionFunc (bot's, in production) reports every decision, so the
+	// sink (the bot's card, in production) reports every decision, so the
 	// card shows it once.
 	got := answerKinds(rec)
 	if want := []string{

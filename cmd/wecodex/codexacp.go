@@ -15,11 +15,11 @@ import (
 // @agentclientprotocol/codex-acp that sends commentary as thoughts.
 //
 // Approvals are the ACP client's to decide (agent.approval is the bot's
-// policy, not this command's), so Codex's requests go to the client as
+// policy, not this command's): the sink of each turn is the client's side of
+// the session, so Codex's requests go to the client as
 // session/request_permission. Phases stay in memory: one process serves one
 // client, and the app-server it starts lives and dies with it.
 func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
-	perms := &acpserve.ClientPermissions{}
 	c := cfg.Agent.Codex
 	env, err := codexEnv(c)
 	if err != nil {
@@ -31,12 +31,8 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 		Env:            env,
 		Sandbox:        c.Sandbox,
 		ApprovalPolicy: c.ApprovalPolicy,
-		Permissions:    perms.Request,
 		Logger:         log,
 	})
 	defer agent.Close()
-	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{
-		Version:     version,
-		Permissions: perms,
-	})
+	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: version})
 }

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/acpbridge/external"
@@ -48,8 +46,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, st *store.Store, repl
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
-	hook := &permissionHook{ask: cfg.Agent.Approval == configs.ApprovalAsk, policy: acpbridge.Policy(cfg.Agent.Approval)}
-	agent, err := newAgent(ctx, cfg, st, hook.decide, obs.AgentRestarted, log)
+	agent, err := newAgent(ctx, cfg, st, obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +55,6 @@ func startEngine(ctx context.Context, cfg *configs.Config, st *store.Store, repl
 		_ = agent.Close()
 		return nil, fmt.Errorf("start bot engine: %w", err)
 	}
-	hook.bind(e)
 	for _, ch := range chans {
 		if ch.attach == nil {
 			continue
@@ -82,6 +78,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 		Replica:         replica,
 		WorkspaceRoot:   root,
 		TurnTimeout:     cfg.Agent.TurnTimeout,
+		Approval:        cfg.Agent.Approval,
 		ApprovalTimeout: cfg.Agent.ApprovalTimeout,
 		UpdateInterval:  cfg.Cards.UpdateInterval,
 		ProgressStyle:   cfg.Cards.ProgressStyle,
@@ -118,28 +115,6 @@ func (e *engine) run(ctx context.Context, chans []*channel) {
 	}
 }
 
-// permissionHook is the agent's permission callback. The agent needs it
-// before the engine exists, and it reports on the engine's cards: it is bound
-// to the engine right after the engine is built, and a request only ever
-// arrives during a turn the engine runs.
-type permissionHook struct {
-	ask    bool // agent.approval ask: the user decides
-	policy acpbridge.PermissionFunc
-	engine *bot.Engine
-	report acpbridge.PermissionFunc
-}
-
-func (h *permissionHook) bind(e *bot.Engine) {
-	h.engine, h.report = e, e.ReportPermissions(h.policy)
-}
-
-func (h *permissionHook) decide(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-	if h.ask {
-		return h.engine.AskPermissions(ctx, req)
-	}
-	return h.report(ctx, req)
-}
-
 // replicaID names this process among the replicas sharing the store, in
 // the engine and in the long connection's holder lease alike.
 func replicaID() string {
@@ -152,13 +127,12 @@ func replicaID() string {
 // newAgent builds the agent agent.kind names. Codex keeps message phases in
 // the store (its own in-process cache sits in front), so any replica and a
 // restarted app-server still route commentary to the progress section.
-func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms acpbridge.PermissionFunc, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
+func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
 		a, err := external.New(ctx, external.Options{
 			Command:       cfg.Agent.ACP.Command,
 			Env:           cfg.Agent.ACP.Env,
-			Permissions:   perms,
 			ClientVersion: version,
 			Log:           log,
 			OnRestart:     restarted,
@@ -180,7 +154,6 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, perms a
 			Sandbox:        c.Sandbox,
 			ApprovalPolicy: c.ApprovalPolicy,
 			Phases:         st,
-			Permissions:    perms,
 			Logger:         log,
 			OnRestart:      restarted,
 		}), nil

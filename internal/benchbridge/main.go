@@ -202,7 +202,7 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 	defer cancel()
 	start := time.Now()
 	agent, err := external.New(ctx, external.Options{
-		Command: b.command, Env: b.env, Permissions: acpbridge.Policy("allow"),
+		Command: b.command, Env: b.env,
 		Log: logger(),
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -113,6 +114,11 @@ func (c *collector) Update(u acp.SessionUpdate) {
 }
 
 func (c *collector) Notice(acpbridge.Notice) {}
+
+// RequestPermission allows what the bench's agents ask, as the bench always has.
+func (c *collector) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Policy(acpbridge.ApprovalAllow).Decide(req)
+}
 
 // logger shows the bridges' stderr when BENCHBRIDGE_DEBUG is set, to explain
 // a failed run.

@@ -45,7 +45,7 @@ func (c *timedCollector) Update(u acp.SessionUpdate) {
 func measureScale(b *bridge, workspace, answer string, n int) (scaleRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	agent, err := external.New(ctx, external.Options{Command: b.command, Env: b.env, Permissions: acpbridge.Policy("allow"), Log: logger()})
+	agent, err := external.New(ctx, external.Options{Command: b.command, Env: b.env, Log: logger()})
 	if err != nil {
 		return scaleRun{}, err
 	}

@@ -1,6 +1,7 @@
 package bridgetest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -17,6 +18,9 @@ type Recorder struct {
 	events []event
 	// OnUpdate, when set, is called (outside the lock) for each update.
 	OnUpdate func(acp.SessionUpdate)
+	// Permit, when set, decides permission requests; nil answers each
+	// Cancelled, as a sink that cannot ask anyone does.
+	Permit func(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse
 }
 
 type event struct {
@@ -63,6 +67,22 @@ func (r *Recorder) Notice(n acpbridge.Notice) {
 	r.mu.Lock()
 	r.events = append(r.events, event{kind: "notice " + string(n.Level), text: n.Text})
 	r.mu.Unlock()
+}
+
+// RequestPermission asks Permit.
+func (r *Recorder) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	if r.Permit == nil {
+		return acpbridge.Cancelled()
+	}
+	return r.Permit(ctx, req)
+}
+
+// Deciding is a Permit that answers every request as p decides it, without
+// the notice Policy.Wrap adds.
+func Deciding(p acpbridge.Policy) func(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return func(_ context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		return p.Decide(req)
+	}
 }
 
 // Lines renders the events as "kind: text" (or just the kind), chunks of
@@ -115,4 +135,13 @@ func BlockText(b acp.ContentBlock) string {
 		return b.Text.Text
 	}
 	return "<non-text>"
+}
+
+// Unasked, embedded in a test's Sink, answers every permission request
+// Cancelled, as a sink that cannot ask anyone does.
+type Unasked struct{}
+
+// RequestPermission answers Cancelled.
+func (Unasked) RequestPermission(context.Context, acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	return acpbridge.Cancelled()
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/codextest"
@@ -103,13 +101,9 @@ func (r *rig) replica(t *testing.T, h *codextest.Harness, ask bool) *replica {
 	t.Helper()
 	ch, st := r.channel(t, "A")
 	log := r.logger()
-	var engine *bot.Engine
 	opts := codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log}
 	if ask {
 		opts.Sandbox, opts.ApprovalPolicy = "workspace-write", "on-request"
-		opts.Permissions = func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-			return engine.AskPermissions(ctx, req)
-		}
 	}
 	agent := codex.New(opts)
 	t.Cleanup(func() { _ = agent.Close() })

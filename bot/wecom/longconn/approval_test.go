@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/codextest"
@@ -180,9 +178,7 @@ func startApprovalEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongCon
 		ch     *Channel
 	)
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log,
-		Sandbox: "workspace-write", ApprovalPolicy: "on-request", Permissions: func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-			return engine.AskPermissions(ctx, req)
-		}})
+		Sandbox: "workspace-write", ApprovalPolicy: "on-request"})
 	t.Cleanup(func() { _ = agent.Close() })
 	conn, err := New(Config{
 		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/codextest"
@@ -47,9 +45,6 @@ func startNode(t *testing.T, h *codextest.Harness, srv *wecomtest.LongConnServer
 	co := codex.Options{Bin: o.bin, Env: h.CodexEnv(), Phases: st, Logger: log}
 	if o.approve {
 		co.Sandbox, co.ApprovalPolicy = "workspace-write", "on-request"
-		co.Permissions = func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-			return n.engine.AskPermissions(ctx, req)
-		}
 	}
 	if o.users == nil {
 		o.users = []string{"zhangsan"}

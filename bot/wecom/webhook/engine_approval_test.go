@@ -28,11 +28,7 @@ func (deafStore) WatchApprovals(ctx context.Context, ready func(), _ func(string
 func TestApprovalFoundByPollWhenTheEventIsMissed(t *testing.T) {
 	r := newReplica(t, deafStore{testenv.OpenStore(t, testenv.Prefix(t, "bot"))}, testConfig(t, "a"))
 	answers := make(chan acp.RequestPermissionResponse, 1)
-	r.agent.permission = func(ctx context.Context, req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		resp := r.e.AskPermissions(ctx, req)
-		answers <- resp
-		return resp
-	}
+	r.agent.answers = answers
 	r.run(t)
 	stream := receive(t, r.e, msg("m1", "alice", "ask")).StreamID
 	waitFrame(t, r.e, stream, "waiting for approval", func(f webhook.Frame) bool {

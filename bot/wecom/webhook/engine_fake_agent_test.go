@@ -22,6 +22,7 @@ import (
 //	            first space, so a long prompt can still name a gate
 //	half:NAME – answers the first half, waits until release(NAME), then
 //	            answers the rest
+//	ask       – asks the sink's permission for "run ls", then answers
 //	fail      – fails with "codex crashed"
 //	big:N     – answers N bytes
 //	other     – answers "answer to: <text>"
@@ -37,8 +38,8 @@ type fakeAgent struct {
 	cancels  map[acp.SessionId]chan struct{}
 	gates    map[string]chan struct{}
 	started  chan string
-	// permission, when set, is asked once by a prompt "ask".
-	permission acpbridge.PermissionFunc
+	// answers, when set, receives the sink's answer to each "ask".
+	answers chan acp.RequestPermissionResponse
 }
 
 func newFakeAgent(name string) *fakeAgent {
@@ -124,9 +125,9 @@ func (f *fakeAgent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Pr
 		}
 		sink.Update(acpbridge.AgentText(acpbridge.PhaseFinalAnswer, "m1", a[len(a)/2:]))
 		return acp.StopReasonEndTurn, nil
-	case text == "ask" && f.permission != nil:
+	case text == "ask":
 		title := "run ls"
-		f.permission(ctx, acp.RequestPermissionRequest{
+		resp := sink.RequestPermission(ctx, acp.RequestPermissionRequest{
 			SessionId: id,
 			ToolCall:  acp.ToolCallUpdate{ToolCallId: "t1", Title: &title},
 			Options: []acp.PermissionOption{
@@ -134,6 +135,9 @@ func (f *fakeAgent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Pr
 				{OptionId: "no", Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject"},
 			},
 		})
+		if f.answers != nil {
+			f.answers <- resp
+		}
 	case text == "fail":
 		return "", errors.New("codex crashed")
 	}
