@@ -24,6 +24,9 @@ const (
 	KindProviderUnreachable
 	// KindCrashed: the agent's process ended under a running call.
 	KindCrashed
+	// KindHung: the agent's process stopped answering and was killed (and
+	// is restarted by the next call).
+	KindHung
 )
 
 func (k ErrorKind) String() string {
@@ -36,6 +39,8 @@ func (k ErrorKind) String() string {
 		return "provider unreachable"
 	case KindCrashed:
 		return "crashed"
+	case KindHung:
+		return "hung"
 	}
 	return "other"
 }

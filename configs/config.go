@@ -156,6 +156,10 @@ type CodexConfig struct {
 	// Home is the CODEX_HOME Codex runs with (its login, config, threads);
 	// see CodexHome for what an empty one means.
 	Home string `mapstructure:"home"`
+	// ContinueInterrupted carries a turn on after Codex hung or died under
+	// it: its thread is resumed on the restarted app-server and continued
+	// in one more turn. false fails the turn with one line instead.
+	ContinueInterrupted bool `mapstructure:"continue_interrupted"`
 }
 
 // ACPConfig is the agent.acp.* section, used when agent.kind is acp.
@@ -204,7 +208,7 @@ func Default() *Config {
 		},
 		Agent: AgentConfig{
 			Kind:            AgentCodex,
-			Codex:           CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request"},
+			Codex:           CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request", ContinueInterrupted: true},
 			WorkspaceRoot:   defaultWorkspaceRoot(),
 			TurnTimeout:     DefaultTurnTimeout,
 			Approval:        ApprovalAsk,

@@ -53,6 +53,12 @@ type Options struct {
 	// request that never reached the provider before the turn fails as
 	// provider-unreachable; 0 means defaultMaxReconnects.
 	MaxReconnects int
+	// FailInterrupted fails a turn the app-server's hang or death cut off
+	// after it began, with one line asking for the message again, instead
+	// of resuming its thread on the new app-server and continuing it in one
+	// more turn (recovery.go). Requests that had not taken effect are sent
+	// again either way.
+	FailInterrupted bool
 }
 
 // Agent is an acpbridge.Agent backed by one `codex app-server` process,
@@ -208,16 +214,28 @@ func (a *Agent) lookupThread(raw []byte) *thread {
 	return th
 }
 
-// NewSession starts a Codex thread working in cwd.
+// NewSession starts a Codex thread working in cwd. A thread/start the
+// app-server exits under is sent once more to its successor (tookEffect).
 func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, error) {
-	c, gen, err := a.ensureConn(ctx)
-	if err != nil {
-		return "", err
-	}
 	var r threadResponse
-	if err := c.call(ctx, "thread/start", threadStartParams{
-		Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
-	}, &r); err != nil {
+	var gen int
+	for resend := true; ; resend = false {
+		var c *conn
+		var err error
+		c, gen, err = a.ensureConn(ctx)
+		if err != nil {
+			return "", err
+		}
+		err = c.call(ctx, "thread/start", threadStartParams{
+			Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
+		}, &r)
+		if err == nil {
+			break
+		}
+		if resend && resent("thread/start", err) {
+			a.log.Warn("codex app-server exited before answering thread/start; sending it again", "err", err)
+			continue
+		}
 		return "", fmt.Errorf("start codex thread: %w", err)
 	}
 	th := a.threadFor(r.Thread.ID)
@@ -245,35 +263,55 @@ func (a *Agent) release(th *thread) {
 }
 
 // load makes sure the thread is loaded in the current app-server, resuming it
-// after a restart (or when the session came from an earlier process).
+// after a restart (or when the session came from an earlier process). A
+// thread/resume the app-server exits under is sent once more to its
+// successor (tookEffect).
 func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error) {
-	c, gen, err := a.ensureConn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	loaded := th.gen == gen
-	if cwd == "" {
-		cwd = th.cwd
-	}
-	a.mu.Unlock()
-	if loaded {
-		return c, nil
-	}
-	if err := c.call(ctx, "thread/resume", threadResumeParams{
-		ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
-		ExcludeTurns: true,
-	}, nil); err != nil {
+	for resend := true; ; resend = false {
+		c, gen, err := a.ensureConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		loaded := th.gen == gen
+		if cwd == "" {
+			cwd = th.cwd
+		}
+		a.mu.Unlock()
+		if loaded {
+			return c, nil
+		}
+		err = c.call(ctx, "thread/resume", threadResumeParams{
+			ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
+			ExcludeTurns: true,
+		}, nil)
+		if err == nil {
+			a.resumed(th, cwd, gen)
+			return c, nil
+		}
+		if resend && resent("thread/resume", err) {
+			a.log.Warn("codex app-server exited before answering thread/resume; sending it again", "thread", th.id, "err", err)
+			continue
+		}
 		return nil, fmt.Errorf("resume codex thread %s: %w", th.id, err)
 	}
+}
+
+// resumed records that th is loaded in app-server generation gen.
+func (a *Agent) resumed(th *thread, cwd string, gen int) {
 	a.mu.Lock()
 	th.cwd, th.gen = cwd, gen
 	a.mu.Unlock()
 	a.log.Info("codex thread resumed", "thread", th.id)
-	return c, nil
 }
 
 // Prompt runs one turn on the session's thread.
+//
+// When the app-server hangs or dies under the turn, one fault is recovered
+// (recovery.go): a turn/start it never reported started is sent again to
+// the new app-server; a turn it had begun is continued there, in one more
+// turn on the same sink, unless Options.FailInterrupted. A second fault
+// fails the turn.
 func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
 	th := a.threadFor(string(id))
 	if err := th.acquire(ctx); err != nil {
@@ -286,40 +324,71 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 	// is remembered and interrupts the turn once its id is known.
 	ts := newTurn(a.ctx, sink)
 	th.turn.Store(ts)
-	for retried := false; ; retried = true {
-		c, err := a.load(ctx, th, "")
-		if err == nil && ts.cancelRequestedBeforeStart() {
+	input := turnInput(p)
+	for recovered := false; ; recovered = true {
+		stop, cut, err := a.runTurn(ctx, th, ts, input)
+		if !cut {
+			return stop, err
+		}
+		// The app-server exited under the turn; th is still held for it.
+		begun := tookEffect("turn/start", false, ts.begun())
+		switch {
+		case ts.cancelRequestedBeforeStart():
 			a.dropTurn(th, ts)
 			return acp.StopReasonCancelled, nil
-		}
-		if err == nil {
-			var started <-chan error
-			started, err = a.sendTurn(ctx, c, th, ts, turnInput(p))
-			if started != nil {
-				// The turn may still start; turn/started will interrupt it.
-				ts.requestCancel()
-				a.finishLater(th, ts, c, started)
-				return acp.StopReasonCancelled, ctx.Err()
-			}
-			if err == nil {
-				return a.awaitTurn(ctx, c, th, ts)
-			}
-			if !errors.Is(err, ErrAppServerExited) {
-				err = fmt.Errorf("start codex turn: %w", err)
-			}
-		}
-		// An app-server the watchdog killed for hanging never began this
-		// turn (it reported no turn/started), so the turn is sent once more
-		// to the new app-server: another conversation's hang costs this one
-		// nothing.
-		if !retried && errors.Is(err, ErrAppServerHung) && !ts.begun() {
-			a.log.Warn("codex app-server was restarted before the turn began; sending it again", "thread", th.id)
+		case recovered:
+			a.dropTurn(th, ts)
+			a.log.Warn("codex app-server exited again under a recovered turn; failing it", "thread", th.id, "err", err)
+			return "", faultedAgain(err)
+		case !begun:
+			// The dead server never began it: another conversation's hang
+			// costs this one nothing.
+			a.log.Warn("codex app-server exited before the turn began; sending it again", "thread", th.id, "err", err)
 			ts.sent.Store(false)
-			continue
+		case a.opts.FailInterrupted:
+			a.dropTurn(th, ts)
+			return "", err
+		default:
+			a.log.Warn("codex app-server exited mid-turn; continuing the turn on the new one", "thread", th.id, "err", err)
+			sink.Notice(continuedNotice(err))
+			ts.stop() // its pending approvals answer "cancel"
+			ts = newTurn(a.ctx, sink)
+			th.turn.Store(ts)
+			input = []userInput{{Type: "text", Text: continuationPrompt}}
 		}
-		a.dropTurn(th, ts)
-		return "", err
 	}
+}
+
+// runTurn loads th, starts ts with input and waits for it to end. cut
+// reports that the app-server exited under the turn before it ended: the
+// thread is then still held and ts still registered, for Prompt to recover
+// or drop. Otherwise the thread is freed (or will be, by finishLater).
+func (a *Agent) runTurn(ctx context.Context, th *thread, ts *turnState, input []userInput) (stop acp.StopReason, cut bool, err error) {
+	c, err := a.load(ctx, th, "")
+	if err != nil {
+		// load sent a resume the server exited under once more already.
+		a.dropTurn(th, ts)
+		return "", false, err
+	}
+	if ts.cancelRequestedBeforeStart() {
+		a.dropTurn(th, ts)
+		return acp.StopReasonCancelled, false, nil
+	}
+	started, err := a.sendTurn(ctx, c, th, ts, input)
+	if started != nil {
+		// The turn may still start; turn/started will interrupt it.
+		ts.requestCancel()
+		a.finishLater(th, ts, c, started)
+		return acp.StopReasonCancelled, false, ctx.Err()
+	}
+	if errors.Is(err, ErrAppServerExited) {
+		return "", true, err
+	}
+	if err != nil {
+		a.dropTurn(th, ts)
+		return "", false, fmt.Errorf("start codex turn: %w", err)
+	}
+	return a.awaitTurn(ctx, c, th, ts)
 }
 
 // sendTurn sends turn/start on its own goroutine (ended by the response, the
@@ -348,24 +417,31 @@ func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState
 // A cancel waiting for the turn's id interrupts it on turn/started, not
 // here: Codex 0.171.0 answers a turn/interrupt sent as soon as turn/start
 // returns with "no active turn to interrupt", and the turn runs on.
-func (a *Agent) awaitTurn(ctx context.Context, c *conn, th *thread, ts *turnState) (acp.StopReason, error) {
+//
+// cut reports that the app-server exited before the turn ended; the thread
+// is then still held for Prompt.
+func (a *Agent) awaitTurn(ctx context.Context, c *conn, th *thread, ts *turnState) (stop acp.StopReason, cut bool, err error) {
 	select {
 	case <-ts.done:
-		a.release(th)
-		if ts.failure != nil {
-			return "", ts.failure
-		}
-		return stopReason(ts.result)
 	case <-c.done:
-		a.dropTurn(th, ts)
-		return "", c.exitErr
+		select {
+		case <-ts.done: // turn/completed was read before the exit
+		default:
+			return "", true, c.exitErr
+		}
 	case <-ctx.Done():
 		if turnID, ok := ts.idOrRequestCancel(); ok {
 			a.interruptAsync(c, th.id, turnID)
 		}
 		a.finishLater(th, ts, c, nil)
-		return acp.StopReasonCancelled, ctx.Err()
+		return acp.StopReasonCancelled, false, ctx.Err()
 	}
+	a.release(th)
+	if ts.failure != nil {
+		return "", false, ts.failure
+	}
+	stop, err = stopReason(ts.result)
+	return stop, false, err
 }
 
 // dropTurn ends a turn that is over without Codex saying so and frees its

@@ -196,7 +196,11 @@ func (c *conn) readLoop(stdout io.ReadCloser) {
 	c.log.Warn("codex app-server exited", "status", status, "hung", c.hung.Load(), "stderr", c.stderr.tail())
 
 	c.mu.Lock()
-	c.exitErr = acpbridge.E(acpbridge.KindCrashed, &exitError{status: status, hung: c.hung.Load()})
+	kind := acpbridge.KindCrashed
+	if c.hung.Load() {
+		kind = acpbridge.KindHung
+	}
+	c.exitErr = acpbridge.E(kind, &exitError{status: status, hung: c.hung.Load()})
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()

@@ -215,6 +215,8 @@ func TestLoadSessionReplaysHistoryByPhase(t *testing.T) {
 	}
 }
 
+// With FailInterrupted, a turn the app-server's death cut off fails; the
+// next message resumes the thread on a new app-server.
 func TestAppServerKilledMidTurnThenNextPromptResumes(t *testing.T) {
 	ctx := testCtx(t)
 	gate := sm.NewGate()
@@ -222,7 +224,7 @@ func TestAppServerKilledMidTurnThenNextPromptResumes(t *testing.T) {
 	a, h := newAgent(t, sm.Sequence(
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "this answer never ends")).WithHold(2, gate),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Back again.")),
-	), sm.HomeOptions{}, Options{})
+	), sm.HomeOptions{}, Options{FailInterrupted: true})
 	h.AllowServerErrors() // the killed Codex hangs up mid-stream
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {

@@ -26,12 +26,13 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 		return err
 	}
 	agent := codex.New(codex.Options{
-		Bin:            c.Bin,
-		Config:         c.Config,
-		Env:            env,
-		Sandbox:        c.Sandbox,
-		ApprovalPolicy: c.ApprovalPolicy,
-		Logger:         log,
+		Bin:             c.Bin,
+		Config:          c.Config,
+		Env:             env,
+		Sandbox:         c.Sandbox,
+		ApprovalPolicy:  c.ApprovalPolicy,
+		Logger:          log,
+		FailInterrupted: !c.ContinueInterrupted,
 	})
 	defer agent.Close()
 	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: version})

@@ -148,14 +148,15 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restart
 			return nil, err
 		}
 		return codex.New(codex.Options{
-			Bin:            c.Bin,
-			Config:         c.Config,
-			Env:            env,
-			Sandbox:        c.Sandbox,
-			ApprovalPolicy: c.ApprovalPolicy,
-			Phases:         st,
-			Logger:         log,
-			OnRestart:      restarted,
+			Bin:             c.Bin,
+			Config:          c.Config,
+			Env:             env,
+			Sandbox:         c.Sandbox,
+			ApprovalPolicy:  c.ApprovalPolicy,
+			Phases:          st,
+			Logger:          log,
+			OnRestart:       restarted,
+			FailInterrupted: !c.ContinueInterrupted,
 		}), nil
 	default:
 		return nil, fmt.Errorf("agent.kind %q: want codex or acp", cfg.Agent.Kind)
