@@ -4,55 +4,79 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/wecodex/wecodex/acpbridge"
 )
 
-func TestExplainAgentFailure(t *testing.T) {
+// Every failure path of a turn gets one sentence on the card, chosen by the
+// error's kind (or, with none, the step that failed), and none of the
+// error's paths or ids.
+func TestFailureText(t *testing.T) {
+	const (
+		stateDir  = "/var/lib/wecodex"
+		workspace = stateDir + "/workspaces/single_bob-c0befcec46cc"
+		codexHome = stateDir + "/codex-home"
+		threadID  = "019a7c3e-5b1d-7e42-9f0a-3c2d1e0f4b5a"
+	)
 	_, lookErr := exec.LookPath("wecodex-no-such-agent")
 	startErr := exec.Command("/nonexistent/dir/codex").Start()
+	inSession := func(err error) error {
+		return &stepError{stepStartSession, fmt.Errorf("start a session in %s: %w", workspace, err)}
+	}
 	tests := []struct {
 		name string
 		err  error
 		want string
 	}{
-		{"nil", nil, ""},
-		{"not in PATH",
-			fmt.Errorf("start a session in /w/playground: %w", fmt.Errorf("start codex app-server (codex): %w", lookErr)),
-			textAgentMissing + ` (start a session in /w/playground: start codex app-server (codex): exec: "wecodex-no-such-agent": executable file not found in $PATH)`},
-		{"absolute path missing",
-			acpbridge.StartFailure(fmt.Errorf("start codex app-server (/nonexistent/dir/codex): %w", startErr)),
-			textAgentMissing + " (start codex app-server (/nonexistent/dir/codex): fork/exec /nonexistent/dir/codex: no such file or directory)"},
-		{"401 from the provider",
-			acpbridge.E(acpbridge.KindNotAuthenticated, errors.New("unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:1/v1/responses")),
-			textAgentLogin + " (unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:1/v1/responses)"},
+		{"start session", inSession(fmt.Errorf("start codex thread: thread/start: %w", errors.New("codex: permission denied: "+workspace+" (code -32603)"))),
+			textStartFailed},
+		{"start session on a hung server", inSession(fmt.Errorf("start codex thread: thread/start: %w",
+			acpbridge.E(acpbridge.KindHung, errors.New("codex app-server stopped answering and was restarted; send the message again")))),
+			textAgentHung},
+		{"workspace", &stepError{stepStartSession, fmt.Errorf("mkdir %s: permission denied", workspace)}, textStartFailed},
+		{"resume", &stepError{stepResume, fmt.Errorf("resume session %s: %w", threadID, errors.New("context deadline exceeded"))}, textResumeFailed},
+		{"prompt", fmt.Errorf("resume codex thread %s: %w", threadID, errors.New("codex: no rollout found in "+codexHome+"/sessions (code -32600)")),
+			textTurnFailed},
+		{"turn failed", errors.New("stream disconnected before completion: request id: req_123"), textTurnFailed},
+		{"hung", acpbridge.E(acpbridge.KindHung, errors.New("codex app-server stopped answering and was restarted; send the message again")), textAgentHung},
+		{"crashed", acpbridge.E(acpbridge.KindCrashed, errors.New("codex app-server exited: signal: killed; send the message again")), textAgentCrashed},
+		{"crashed again", fmt.Errorf("prompt: %w", acpbridge.E(acpbridge.KindCrashed, errors.New("codex app-server exited again while the interrupted work continued; send the message again"))),
+			textAgentCrashed},
 		{"provider unreachable",
 			fmt.Errorf("prompt: %w", acpbridge.E(acpbridge.KindProviderUnreachable, errors.New("codex could not reach the model provider (4 attempts): Connection failed: error sending request"))),
-			textAgentUnreachable + " (prompt: codex could not reach the model provider (4 attempts): Connection failed: error sending request)"},
+			textAgentUnreachable},
+		{"not logged in",
+			acpbridge.E(acpbridge.KindNotAuthenticated, errors.New("unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:1/v1/responses")),
+			textAgentLogin},
+		{"not in PATH", inSession(fmt.Errorf("start codex app-server (codex): %w", lookErr)), textAgentMissing},
+		{"absolute path missing", acpbridge.StartFailure(fmt.Errorf("start codex app-server (/nonexistent/dir/codex): %w", startErr)), textAgentMissing},
 		// The kind decides, not the words: a 401 in an error no adapter
 		// marked is not read as a login problem.
-		{"401 text without a kind", errors.New("tool said: status 401 Unauthorized"), "tool said: status 401 Unauthorized"},
-		{"crash keeps its own words",
-			acpbridge.E(acpbridge.KindCrashed, errors.New("codex app-server exited: signal: killed")),
-			"codex app-server exited: signal: killed"},
-		{"other failure", errors.New("stream disconnected before completion"), "stream disconnected before completion"},
+		{"401 text without a kind", errors.New("tool said: status 401 Unauthorized"), textTurnFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := explainAgentFailure(tt.err)
-			if tt.err == nil {
-				if got != nil {
-					t.Fatalf("explainAgentFailure(nil) = %v", got)
+			got := failureText(tt.err)
+			if got != tt.want {
+				t.Fatalf("got  %q\nwant %q", got, tt.want)
+			}
+			oneSentence(t, got)
+			for _, secret := range []string{stateDir, workspace, codexHome, threadID, "/nonexistent", "127.0.0.1", "req_123"} {
+				if strings.Contains(got, secret) {
+					t.Errorf("%q shows %q", got, secret)
 				}
-				return
-			}
-			if got.Error() != tt.want {
-				t.Fatalf("got  %q\nwant %q", got.Error(), tt.want)
-			}
-			if !errors.Is(got, tt.err) {
-				t.Fatal("the explained error must wrap the original")
 			}
 		})
+	}
+}
+
+// oneSentence fails t unless text is one sentence: it ends with a period
+// and has no other sentence end inside.
+func oneSentence(t *testing.T, text string) {
+	t.Helper()
+	if !strings.HasSuffix(text, ".") || strings.Contains(strings.TrimSuffix(text, "."), ". ") || strings.Contains(text, "\n") {
+		t.Errorf("%q is not one sentence", text)
 	}
 }

@@ -15,11 +15,11 @@ import (
 func (r *turnRunner) session(ctx context.Context, conv string, takeover bool) (id acp.SessionId, cwd, note string, err error) {
 	cwd, err = ensureWorkspace(r.cfg.WorkspaceRoot, conv)
 	if err != nil {
-		return "", "", "", err
+		return "", "", "", &stepError{stepStartSession, err}
 	}
 	recorded, _, err := r.store.Conversation(ctx, conv)
 	if err != nil {
-		return "", "", "", fmt.Errorf("read session of %s: %w", conv, err)
+		return "", "", "", &stepError{stepStartSession, fmt.Errorf("read session of %s: %w", conv, err)}
 	}
 	if recorded != "" {
 		sid := acp.SessionId(recorded)
@@ -36,7 +36,7 @@ func (r *turnRunner) session(ctx context.Context, conv string, takeover bool) (i
 			return sid, cwd, "", nil
 		}
 		if ctx.Err() != nil {
-			return "", "", "", fmt.Errorf("resume session %s: %w", sid, lerr)
+			return "", "", "", &stepError{stepResume, fmt.Errorf("resume session %s: %w", sid, lerr)}
 		}
 		r.log.Info("earlier session cannot be resumed here; starting a fresh one", "conv", conv, "session", sid, "err", lerr)
 		switch {
@@ -48,11 +48,11 @@ func (r *turnRunner) session(ctx context.Context, conv string, takeover bool) (i
 	}
 	sid, err := r.agent.NewSession(ctx, cwd)
 	if err != nil {
-		return "", "", "", fmt.Errorf("start a session in %s: %w", cwd, err)
+		return "", "", "", &stepError{stepStartSession, fmt.Errorf("start a session in %s: %w", cwd, err)}
 	}
 	r.remember(sid)
 	if err := r.store.SaveConversation(ctx, conv, string(sid), cwd); err != nil {
-		return "", "", "", fmt.Errorf("record session of %s: %w", conv, err)
+		return "", "", "", &stepError{stepStartSession, fmt.Errorf("record session of %s: %w", conv, err)}
 	}
 	return sid, cwd, note, nil
 }

@@ -119,6 +119,11 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	// never runs again.
 	r.forgetAttachments(saveCtx, log, q)
 	status := r.outcome(ctx, timed, sink, stopReason, err)
+	if err != nil && status.State == cards.StateFailed {
+		// The card says one sentence; what went wrong, with its paths and
+		// ids, is for the admin.
+		log.Warn("turn failed", "kind", acpbridge.KindOf(err).String(), "err", err)
+	}
 	r.ended(log, outcomeOf(status, timed), status, started)
 	pub.SetStatus(status)
 	pub.Close()
@@ -255,7 +260,10 @@ func (r *turnRunner) outcome(runCtx, turnCtx context.Context, sink acpbridge.Sin
 	case errors.Is(cause, errLeaseLost):
 		return cards.Status{State: cards.StateFailed, Detail: textLeaseLost}
 	}
-	return cards.Finished(stop, explainAgentFailure(err))
+	if err != nil {
+		return cards.Status{State: cards.StateFailed, Detail: failureText(err)}
+	}
+	return cards.Finished(stop, nil)
 }
 
 // showFailed finishes q's reply with a failed card saying detail, unless it

@@ -11,8 +11,9 @@ import (
 )
 
 // Each way a turn ends is counted under its own outcome on /metrics: a
-// turn stopped with /stop is cancelled, one whose Codex died is failed (and
-// the app-server's restart is counted), and the next one finishes.
+// turn stopped with /stop is cancelled, one whose Codex died is failed (with
+// agent.codex.continue_interrupted off; the app-server's restart is
+// counted), and the next one finishes.
 func TestE2EMetricsCountEachOutcome(t *testing.T) {
 	stopped, crashed := sm.NewGate(), sm.NewGate()
 	t.Cleanup(stopped.Release)
@@ -24,6 +25,7 @@ func TestE2EMetricsCountEachOutcome(t *testing.T) {
 	))
 	e.h.AllowServerErrors() // the streams held at the gates end with their turns
 	e.extra = "metrics:\n  addr: 127.0.0.1:0\n"
+	e.env = append(e.env, "WECODEX_AGENT_CODEX_CONTINUE_INTERRUPTED=false")
 	b := e.serve(t, "5m30s")
 	ctx := within(t, 2*time.Minute)
 	internal := "http://" + logField(t, b, "metrics listening", "addr")
@@ -62,7 +64,7 @@ func TestE2EMetricsCountEachOutcome(t *testing.T) {
 	if err := syscall.Kill(-groups[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if last, seen := follow(t, ctx, b.sim, second.ID); !strings.Contains(last.Content, "❌ Failed: codex app-server exited") {
+	if last, seen := follow(t, ctx, b.sim, second.ID); !strings.HasSuffix(last.Content, "❌ Failed: The agent stopped unexpectedly and was restarted; send the message again.") {
 		t.Fatalf("crashed turn's final frame %q; frames seen %q", last.Content, seen)
 	}
 	outcomes(0, 1, 1, 0)

@@ -186,8 +186,11 @@ func TestAgentErrorFailsTheCardAndTheNextMessageWorks(t *testing.T) {
 	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "fail")).StreamID).Content
-	want := card{text: "fail", status: cards.Status{State: cards.StateFailed, Detail: "codex crashed"}}.render()
-	if got != want || !strings.Contains(got, "❌ Failed: codex crashed") {
+	// An error no adapter gave a kind gets the engine's one sentence; its
+	// words go to the log.
+	const failed = "The agent could not finish this turn; send the message again, and if it fails again an admin reads the bot's log."
+	want := card{text: "fail", status: cards.Status{State: cards.StateFailed, Detail: failed}}.render()
+	if got != want || !strings.Contains(got, "❌ Failed: "+failed) {
 		t.Fatalf("failed turn:\n%q\nwant\n%q", got, want)
 	}
 	got = waitFinished(t, r.e, receive(t, r.e, msg("m2", "alice", "ok now")).StreamID).Content
