@@ -145,7 +145,7 @@ func TestCodexLoginUsesTheBotsHome(t *testing.T) {
 func envWithout(env []string, names ...string) []string {
 	var out []string
 	for _, kv := range env {
-		keep := !strings.HasPrefix(kv, "WECODEX_") || strings.HasPrefix(kv, scriptedmodel.APIKeyEnv+"=")
+		keep := !strings.HasPrefix(kv, "WECODEX_")
 		for _, n := range names {
 			keep = keep && !strings.HasPrefix(kv, n+"=")
 		}

@@ -243,12 +243,12 @@ func (e *e2e) serve(t *testing.T, streamWindow string) *botProc {
 }
 
 // serveEnv is the environment of a `wecodex serve` process: the harness's,
-// where only the test's config counts, so WECODEX_* is left out (the
-// scripted model's key is Codex's, and kept), and then e.env.
+// where only the test's config counts, so WECODEX_* is left out, and then
+// e.env.
 func (e *e2e) serveEnv() []string {
 	var env []string
 	for _, kv := range e.h.Env {
-		if !strings.HasPrefix(kv, "WECODEX_") || strings.HasPrefix(kv, scriptedmodel.APIKeyEnv+"=") {
+		if !strings.HasPrefix(kv, "WECODEX_") {
 			env = append(env, kv)
 		}
 	}

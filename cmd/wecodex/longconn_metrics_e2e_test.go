@@ -93,7 +93,7 @@ func serveLongConn(t *testing.T, e *e2e, wsURL, secret string) *botProc {
 	env := []string{"WECODEX_WECOM_AIBOT_MODE=longconn", "WECODEX_WECOM_AIBOT_BOT_ID=" + e2eBotID,
 		"WECODEX_WECOM_AIBOT_SECRET=" + secret, "WECODEX_WECOM_AIBOT_WS_URL=" + wsURL}
 	for _, kv := range e.h.Env {
-		if !strings.HasPrefix(kv, "WECODEX_") || strings.HasPrefix(kv, sm.APIKeyEnv+"=") {
+		if !strings.HasPrefix(kv, "WECODEX_") {
 			env = append(env, kv)
 		}
 	}

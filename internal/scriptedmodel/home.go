@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// APIKeyEnv is the variable Codex reads the scripted provider's API key from.
-// The server ignores the key; Codex only needs one to be set.
-const APIKeyEnv = "WECODEX_SCRIPTED_MODEL_API_KEY"
-
 // Model is the model name the written config asks for. It is a real Codex
 // model slug so Codex uses its built-in metadata (tools, context window)
 // instead of asking the network about an unknown model.
@@ -76,11 +72,12 @@ persistence = "none"
 name = "wecodex scripted model"
 base_url = %s
 wire_api = "responses"
-env_key = %s
+# No env_key: the server wants no key, and a key Codex had to find in its
+# environment would have to pass wecodex's allow-listed one (agent.codex.env).
 # A failed request should fail the test at once, not after back-off retries.
 request_max_retries = 0
 stream_max_retries = 0
-`, q(opts.Model), q(opts.ApprovalPolicy), q(opts.SandboxMode), q(baseURL), q(APIKeyEnv))
+`, q(opts.Model), q(opts.ApprovalPolicy), q(opts.SandboxMode), q(baseURL))
 	if opts.ExtraTOML != "" {
 		b.WriteString("\n")
 		b.WriteString(opts.ExtraTOML)
@@ -97,11 +94,8 @@ stream_max_retries = 0
 }
 
 // Env returns the environment entries a Codex process needs to use the home
-// written by [WriteCodexHome]: CODEX_HOME and a dummy API key. Append them to
-// os.Environ() (later entries win).
+// written by [WriteCodexHome]: CODEX_HOME. Append them to os.Environ()
+// (later entries win).
 func Env(dir string) []string {
-	return []string{
-		"CODEX_HOME=" + dir,
-		APIKeyEnv + "=scripted-model-dummy-key",
-	}
+	return []string{"CODEX_HOME=" + dir}
 }
