@@ -13,6 +13,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/childenv"
 )
 
 // Options configure an Agent. The zero value runs `codex` from PATH with
@@ -23,9 +24,16 @@ type Options struct {
 	// Config holds `-c key=value` overrides; values are written as TOML
 	// (a bare word becomes a quoted string).
 	Config map[string]string
-	// Env is added to this process's environment for the app-server (for
-	// example CODEX_HOME=...).
+	// Env is added to the app-server's environment (for example
+	// CODEX_HOME=...). That environment is otherwise the allow-listed part
+	// of this process's (internal/childenv), unless InheritEnv.
 	Env []string
+	// InheritEnv starts the app-server with this process's whole
+	// environment, as `codex` run by hand would have it: for `wecodex
+	// codex-acp`, whose one user is the operator who runs it. The bot never
+	// sets it: what its users' commands could read must not include
+	// wecodex's secrets.
+	InheritEnv bool
 	// Sandbox ("read-only", "workspace-write", "danger-full-access") and
 	// ApprovalPolicy ("on-request", "never", ...) are sent with every thread
 	// start and resume; empty leaves Codex's configuration in charge.
@@ -134,11 +142,14 @@ func New(opts Options) *Agent {
 
 var errClosed = errors.New("codex agent closed")
 
-// env is the app-server's whole environment: this process's (as the npm
-// launcher would pass it on, when its native binary runs directly) plus
-// Options.Env.
+// env is the app-server's whole environment: the allow-listed part of this
+// process's (all of it with InheritEnv), as the npm launcher would pass it
+// on when its native binary runs directly, plus Options.Env.
 func (a *Agent) env() []string {
 	base := os.Environ()
+	if !a.opts.InheritEnv {
+		base = childenv.Inherit(a.log, "codex app-server")
+	}
 	if a.pkg != "" {
 		base = launcherEnv(base, a.pkg)
 	}

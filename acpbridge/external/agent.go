@@ -58,7 +58,9 @@ var agentDefaultEnv = [][2]string{
 type Options struct {
 	// Command is the agent's argv (agent.acp.command). Required.
 	Command []string
-	// Env is added to this process's environment for the agent (agent.acp.env).
+	// Env is added to the agent's environment (agent.acp.env), which is
+	// otherwise only the allow-listed part of this process's
+	// (internal/childenv).
 	Env map[string]string
 	// HangTimeout: a turn that receives no update and no response for this
 	// long (while no permission request is waiting on us) kills the agent.

@@ -89,7 +89,7 @@ func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codex
 	logs := &logLines{}
 	a, err := external.New(ctx, external.Options{
 		Command: []string{agent.bin(t)},
-		Env:     bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin),
+		Env:     bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin, "PATH="+bundledBwrapDir(t, h.Bin)+string(os.PathListSeparator)+os.Getenv("PATH")),
 		Log:     slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
@@ -102,6 +102,28 @@ func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codex
 		}
 	})
 	return a, logs
+}
+
+// bundledBwrapDir is the directory of the bubblewrap the pinned Codex
+// ships beside its native binary. zed's codex-acp embeds Codex but ships no
+// bubblewrap and looks for one on PATH; without it every sandboxed command
+// fails at once (exit 101, "bubblewrap is unavailable"), and zed then
+// reported the command's start only with RUST_BACKTRACE=1 in its
+// environment, which the allow-listed one rightly no longer passes on.
+func bundledBwrapDir(t *testing.T, codexBin string) string {
+	t.Helper()
+	launcher, err := filepath.EvalSymlinks(codexBin)
+	if err != nil {
+		t.Fatalf("resolve %s: %v", codexBin, err)
+	}
+	// <node_modules>/@openai/codex/bin/codex.js beside
+	// <node_modules>/@openai/codex-<platform>/vendor/<triple>/codex-resources/bwrap.
+	scope := filepath.Dir(filepath.Dir(filepath.Dir(launcher)))
+	found, _ := filepath.Glob(filepath.Join(scope, "codex-*", "vendor", "*", "codex-resources", "bwrap"))
+	if len(found) != 1 {
+		t.Fatalf("the pinned Codex's bundled bwrap under %s: found %q, want one", scope, found)
+	}
+	return filepath.Dir(found[0])
 }
 
 const unphasedLog = "agent sends message text without a phase"

@@ -16,6 +16,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/internal/readpace"
+	"github.com/wecodex/wecodex/childenv"
 	"github.com/wecodex/wecodex/procgroup"
 )
 
@@ -35,7 +36,7 @@ type agentProc struct {
 // startProc starts the agent process and initializes the ACP connection.
 func (a *Agent) startProc(ctx context.Context, gen uint64) (*agentProc, error) {
 	cmd := exec.Command(a.opts.Command[0], a.opts.Command[1:]...)
-	cmd.Env = agentEnv(os.Environ(), a.opts.Env)
+	cmd.Env = agentEnv(childenv.Inherit(a.log, a.opts.Command[0]), a.opts.Env)
 	// Its own process group, so a kill also reaches what the agent spawned
 	// (codex-acp runs `codex app-server` under it).
 	procgroup.Set(cmd)
@@ -139,8 +140,9 @@ func newAgentReader(stdout io.Reader, client updateSink, log *slog.Logger) *upda
 	return newUpdateReader(&readpace.Reader{R: stdout}, client, log)
 }
 
-// agentEnv is the agent's environment: ours, then agent.acp.env (sorted, so
-// the order is stable), then the defaults neither of them set.
+// agentEnv is the agent's environment: base (the allow-listed part of ours,
+// internal/childenv), then agent.acp.env (sorted, so the order is stable),
+// then the defaults neither of them set.
 func agentEnv(base []string, env map[string]string) []string {
 	out := slices.Clone(base)
 	keys := make([]string, 0, len(env))

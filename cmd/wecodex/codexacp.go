@@ -25,10 +25,13 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 	if err != nil {
 		return err
 	}
+	// One user, the operator, in an editor: as a drop-in for codex-acp it
+	// passes Codex the operator's whole environment, as `codex` would have.
 	agent := codex.New(codex.Options{
 		Bin:             c.Bin,
 		Config:          c.Config,
 		Env:             env,
+		InheritEnv:      true,
 		Sandbox:         c.Sandbox,
 		ApprovalPolicy:  c.ApprovalPolicy,
 		Logger:          log,

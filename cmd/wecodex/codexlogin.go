@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 
+	"github.com/wecodex/wecodex/childenv"
 	"github.com/wecodex/wecodex/configs"
 )
 
@@ -31,7 +31,9 @@ func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stderr, "wecodex codex-login: %s login with %s (config %s)\n", cfg.Agent.Codex.Bin, env[0], describePath(path))
 	cmd := exec.Command(cfg.Agent.Codex.Bin, append([]string{"login"}, rest...)...)
-	cmd.Env = append(os.Environ(), env...)
+	// The allow-listed environment the bot's Codex gets: what the login
+	// needs (HOME, proxies, CA certificates), never wecodex's secrets.
+	cmd.Env = append(childenv.Inherit(nil, "codex login"), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
