@@ -83,13 +83,15 @@ func (l *logLines) matching(s string) []string {
 }
 
 // startRealAgent runs agent on h with wecodex's defaults: no capability and
-// no environment chosen here, only Codex's location and the scripted home.
-func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codextest.Harness) (*external.Agent, *logLines) {
+// no environment chosen here, only Codex's location, the scripted home and
+// extraEnv (agent.acp.env).
+func startRealAgent(t *testing.T, ctx context.Context, agent realAgent, h *codextest.Harness, extraEnv ...string) (*external.Agent, *logLines) {
 	t.Helper()
 	logs := &logLines{}
+	extraEnv = append([]string{"CODEX_PATH=" + h.Bin, "PATH=" + bundledBwrapDir(t, h.Bin) + string(os.PathListSeparator) + os.Getenv("PATH")}, extraEnv...)
 	a, err := external.New(ctx, external.Options{
 		Command: []string{agent.bin(t)},
-		Env:     bridgetest.HarnessEnv(h, "CODEX_PATH="+h.Bin, "PATH="+bundledBwrapDir(t, h.Bin)+string(os.PathListSeparator)+os.Getenv("PATH")),
+		Env:     bridgetest.HarnessEnv(h, extraEnv...),
 		Log:     slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
