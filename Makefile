@@ -26,7 +26,7 @@ export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 
-.PHONY: all build run demo test test-redis bench bench-bridge bench-scale load lint tools clean image
+.PHONY: all build run demo test test-redis bench bench-bridge bench-scale bench-faults load lint tools clean image
 
 all: build
 
@@ -96,6 +96,12 @@ bench-bridge: build tools
 # peers: first answer and finish p50/p99, whole-tree CPU and RSS per conversation.
 bench-scale: build tools
 	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 2000 -runs 1 -scale 1,4,8,16 -scale-deltas 2000
+
+# 8 conversations on one app-server, SIGSTOPped once and SIGKILLed once
+# mid-stream: turns completed, continued, lost and duplicated (README,
+# "Performance").
+bench-faults: tools
+	go run ./internal/benchfaults -codex $(CODEX_BIN) -conversations 8
 
 # Webhook callbacks and refreshes against a real serve and Redis on loopback: p50/p99.
 load: build
