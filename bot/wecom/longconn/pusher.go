@@ -5,7 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // Snapshot is one whole frame of a turn's card for the reply stream of one
@@ -171,7 +172,7 @@ func (p *Pusher) push(st *pushStream, s Snapshot) {
 		rest = s.Body[st.shown:]
 	}
 	p.markEnded(st)
-	for _, chunk := range splitMarkdown(rest, p.markdownMax) {
+	for _, chunk := range cards.SplitMarkdown(rest, p.markdownMax) {
 		body := map[string]any{"chatid": s.ChatID, "msgtype": "markdown", "markdown": map[string]string{"content": chunk}}
 		if _, err := p.send.Request(p.ctx, CmdSend, NewReqID(CmdSend), body); err != nil {
 			// Sent at most once: a repeat could show the same words twice.
@@ -195,28 +196,4 @@ func (p *Pusher) markEnded(st *pushStream) {
 		}
 	}
 	p.ended = 1
-}
-
-// splitMarkdown cuts text into pieces of at most max bytes, at a line break
-// when one is in the second half of a piece, and never inside a rune.
-func splitMarkdown(text string, max int) []string {
-	var out []string
-	for len(text) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		for i := cut - 1; i > max/2; i-- {
-			if text[i] == '\n' {
-				cut = i + 1
-				break
-			}
-		}
-		out = append(out, text[:cut])
-		text = text[cut:]
-	}
-	if text != "" {
-		out = append(out, text)
-	}
-	return out
 }

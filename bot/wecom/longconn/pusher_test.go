@@ -2,6 +2,7 @@ package longconn
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -101,9 +102,9 @@ func TestPusherFinalAckTimeoutNotResent(t *testing.T) {
 // once, in pieces within the markdown cap.
 func TestPusherExpiredStreamContinuesBySendMsg(t *testing.T) {
 	r := newPushRig(t, Options{})
-	r.p.markdownMax = 16
+	r.p.markdownMax = 160 // cards.SplitMarkdown's least is 144
 	ctx := waitCtx(t)
-	body := "Hello. Then a much longer answer\nwith lines, ünïcödé and more words."
+	body := "Hello. " + strings.Repeat("Then a much longer answer\nwith lines, ünïcödé and more words.\n", 8)
 	r.p.Offer(r.snap(1, body, 6, false))
 	if _, err := r.srv.Wait(ctx, func(x wecomtest.Record) bool { return x.Kind == wecomtest.KindAck && x.ReqID == r.reqID }); err != nil {
 		t.Fatal(err)
@@ -122,8 +123,8 @@ func TestPusherExpiredStreamContinuesBySendMsg(t *testing.T) {
 	}
 	var sent []string
 	for _, m := range r.srv.Requests(CmdSend) {
-		if m.Errcode != 0 || m.MsgType() != "markdown" || len(m.Markdown()) > 16 {
-			t.Fatalf("aibot_send_msg %+v: want acked markdown ≤ 16 bytes", m)
+		if m.Errcode != 0 || m.MsgType() != "markdown" || len(m.Markdown()) > 160 {
+			t.Fatalf("aibot_send_msg %+v: want acked markdown ≤ 160 bytes", m)
 		}
 		sent = append(sent, m.Markdown())
 	}
@@ -148,22 +149,48 @@ func TestPusherLongAnswerContinuesBySendMsg(t *testing.T) {
 	}
 }
 
-func TestSplitMarkdown(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		max  int
-		want []string
-	}{
-		{"", 4, nil},
-		{"abcd", 4, []string{"abcd"}},
-		{"abcdef", 4, []string{"abcd", "ef"}},
-		{"ab\ncdefgh", 6, []string{"ab\ncde", "fgh"}},
-		{"abcd\nefgh", 6, []string{"abcd\n", "efgh"}},
-		{"ééé", 5, []string{"éé", "é"}},
-	} {
-		got := splitMarkdown(tc.in, tc.max)
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
-			t.Errorf("splitMarkdown(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+// TestPusherContinuationKeepsCodeBlocks: an answer continued by
+// aibot_send_msg is cut into messages that each render on their own, so a
+// code block cut between two messages is closed in the first and reopened,
+// with its language, in the next; no message shows code as prose.
+func TestPusherContinuationKeepsCodeBlocks(t *testing.T) {
+	r := newPushRig(t, Options{})
+	r.p.markdownMax = 200
+	var code strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&code, "fmt.Println(%d)\n", i)
+	}
+	body := "Shown.\n\nThe fix:\n\n```go\n" + code.String() + "```\n\nThat is all."
+	r.p.Offer(r.snap(1, body, len("Shown.\n\n"), true))
+	<-r.ended
+	var sent []string
+	for _, m := range r.srv.Requests(CmdSend) {
+		if m.Errcode != 0 || m.MsgType() != "markdown" || len(m.Markdown()) > 200 {
+			t.Fatalf("aibot_send_msg %+v: want acked markdown ≤ 200 bytes", m)
 		}
+		sent = append(sent, m.Markdown())
+	}
+	if len(sent) < 2 {
+		t.Fatalf("sent %d messages, want the code block cut across several: %q", len(sent), sent)
+	}
+	var lines []string
+	for i, md := range sent {
+		fences := 0
+		for _, l := range strings.Split(md, "\n") {
+			if strings.HasPrefix(l, "```") {
+				fences++
+			} else if strings.HasPrefix(l, "fmt.") {
+				lines = append(lines, l)
+			}
+		}
+		if fences%2 != 0 {
+			t.Errorf("message %d leaves a code block open:\n%s", i+1, md)
+		}
+		if i > 0 && strings.HasPrefix(md, "fmt.") {
+			t.Errorf("message %d shows code outside its block:\n%s", i+1, md)
+		}
+	}
+	if got, want := strings.Join(lines, "\n")+"\n", code.String(); got != want {
+		t.Errorf("code lines sent = %q, want each once, in order: %q", got, want)
 	}
 }
