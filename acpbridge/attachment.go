@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"mime"
 	"os"
 	"path"
 	"strconv"
@@ -94,7 +95,7 @@ func AttachmentName(name string, index int, mime string) string {
 	if isSafeName(name) {
 		return name
 	}
-	return "attachment-" + strconv.Itoa(index+1) + extensionOf(mime)
+	return "attachment-" + strconv.Itoa(index+1) + Extension(mime)
 }
 
 func isSafeName(name string) bool {
@@ -109,9 +110,13 @@ func isSafeName(name string) bool {
 	return true
 }
 
-// extensionOf is the usual extension of the media types pictures arrive in.
-func extensionOf(mime string) string {
-	switch mime {
+// Extension is the usual file extension of a media type ("image/png" →
+// ".png"), "" when unknown: what a file that came without a name is saved
+// under, by the agent side and by the channels alike. The common types are
+// listed so the answer does not depend on the machine's mime.types.
+func Extension(mimeType string) string {
+	mt, _, _ := mime.ParseMediaType(mimeType)
+	switch mt {
 	case "image/png":
 		return ".png"
 	case "image/jpeg":
@@ -120,8 +125,16 @@ func extensionOf(mime string) string {
 		return ".gif"
 	case "image/webp":
 		return ".webp"
+	case "image/bmp":
+		return ".bmp"
 	case "video/mp4":
 		return ".mp4"
+	case "application/pdf":
+		return ".pdf"
+	case "text/plain":
+		return ".txt"
+	case "application/zip":
+		return ".zip"
 	}
 	return ""
 }

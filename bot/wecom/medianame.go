@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // maxNameBytes bounds a file name we make: well under every file system's 255,
@@ -22,14 +24,21 @@ const maxExtBytes = 16
 // control or separator characters, at most maxNameBytes. A name from the
 // network is never used as a path as it came.
 func MediaName(contentDisposition, fallback, mimeType string) string {
-	if name := SafeName(dispositionName(contentDisposition)); name != "" {
+	return FileName(dispositionName(contentDisposition), fallback, mimeType)
+}
+
+// FileName is what MediaName makes of a name WeCom gave otherwise (the
+// self-built app's FileName): name made safe, or else fallback with an
+// extension for mimeType.
+func FileName(given, fallback, mimeType string) string {
+	if name := SafeName(given); name != "" {
 		return name
 	}
 	name := SafeName(fallback)
 	if name == "" {
 		name = "attachment"
 	}
-	if ext := extensionOf(mimeType); ext != "" && path.Ext(name) == "" {
+	if ext := acpbridge.Extension(mimeType); ext != "" && path.Ext(name) == "" {
 		name = cut(name, maxNameBytes-len(ext)) + ext
 	}
 	return name
@@ -92,32 +101,4 @@ func cut(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// extensionOf is the usual extension of a media type, "" when unknown. The
-// common ones are listed so the answer does not depend on the machine's
-// mime.types.
-func extensionOf(mimeType string) string {
-	mt, _, _ := mime.ParseMediaType(mimeType)
-	switch mt {
-	case "image/png":
-		return ".png"
-	case "image/jpeg":
-		return ".jpg"
-	case "image/gif":
-		return ".gif"
-	case "image/webp":
-		return ".webp"
-	case "image/bmp":
-		return ".bmp"
-	case "video/mp4":
-		return ".mp4"
-	case "application/pdf":
-		return ".pdf"
-	case "text/plain":
-		return ".txt"
-	case "application/zip":
-		return ".zip"
-	}
-	return ""
 }

@@ -1,8 +1,6 @@
 package wecom
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -178,8 +176,4 @@ func (c *Crypter) OpenReply(body []byte) ([]byte, error) {
 }
 
 // NewNonce returns a random nonce for a signed message.
-func NewNonce() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b[:])
-}
+func NewNonce() string { return RandomHex(8) }

@@ -20,7 +20,8 @@ func appChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 	}
 	a := cfg.WeCom.App
 	c, err := app.New(app.Options{CorpID: a.CorpID, AgentID: a.AgentID, Secret: a.Secret, Token: a.Token,
-		EncodingAESKey: a.EncodingAESKey, Store: env.Store, Replica: env.Replica, APIBase: a.APIBase, Logger: env.Log})
+		EncodingAESKey: a.EncodingAESKey, Store: env.Store, Replica: env.Replica, APIBase: a.APIBase, Logger: env.Log,
+		MediaTimeout: cfg.WeCom.Media.Timeout, MediaMaxBytes: cfg.WeCom.Media.MaxBytes})
 	if err != nil {
 		return nil, fmt.Errorf("wecom.app: %w", err)
 	}

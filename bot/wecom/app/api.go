@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -15,7 +17,6 @@ import (
 	"github.com/silenceper/wechat/v2/util"
 	"github.com/silenceper/wechat/v2/work"
 	workconfig "github.com/silenceper/wechat/v2/work/config"
-	"github.com/silenceper/wechat/v2/work/material"
 	"github.com/silenceper/wechat/v2/work/message"
 
 	"github.com/wecodex/wecodex/bot/wecom"
@@ -97,27 +98,31 @@ func configureHTTP(base string, timeout time.Duration) {
 	})
 }
 
-// api is the app's outbound side: silenceper's work client for the token,
-// message/send and media, and our own requests where it has none.
+// api is the app's outbound side: silenceper's work client for the token
+// and message/send, and our own requests where it has none (or, for media,
+// where its own cannot be bounded).
 type api struct {
 	corpID  string
 	agentID int64
-	tokens  credential.AccessTokenContextHandle
-	cache   *tokenCache
-	message *message.Client
-	media   *material.Client
-	log     *slog.Logger
+	base    string // DefaultAPIBase, or Options.APIBase
+	// mediaClient downloads media with no timeout of its own: each
+	// download's context carries wecom.media.timeout.
+	mediaClient *http.Client
+	tokens      credential.AccessTokenContextHandle
+	cache       *tokenCache
+	message     *message.Client
+	log         *slog.Logger
 }
 
-func newAPI(corpID, secret string, agentID int64, tc *tokenCache, log *slog.Logger) (*api, error) {
+func newAPI(corpID, secret string, agentID int64, base string, tc *tokenCache, log *slog.Logger) (*api, error) {
 	w := work.NewWork(&workconfig.Config{CorpID: corpID, CorpSecret: secret, AgentID: fmt.Sprint(agentID), Cache: tc})
 	// NewWork's handle is a *WorkAccessToken, which takes a context.
 	tokens, ok := w.GetContext().AccessTokenHandle.(credential.AccessTokenContextHandle)
 	if !ok {
 		return nil, errors.New("wecom app: silenceper's access token handle takes no context")
 	}
-	return &api{corpID: corpID, agentID: agentID, tokens: tokens, cache: tc,
-		message: w.GetMessage(), media: w.GetMaterial(), log: log}, nil
+	return &api{corpID: corpID, agentID: agentID, base: strings.TrimSuffix(base, "/"), mediaClient: &http.Client{}, tokens: tokens, cache: tc,
+		message: w.GetMessage(), log: log}, nil
 }
 
 // withToken runs call with the access token; when WeCom refuses the token
@@ -240,16 +245,62 @@ func (a *api) updateCard(ctx context.Context, user, responseCode string, tc weco
 	})
 }
 
-// fetchMedia downloads an inbound picture, voice or file by its MediaId.
-func (a *api) fetchMedia(ctx context.Context, mediaID string) ([]byte, error) {
+// errMediaTooLarge: the file is larger than wecom.media.max_bytes.
+var errMediaTooLarge = errors.New("the file is larger than wecom.media.max_bytes")
+
+// mediaLimits are wecom.media.*: how long one download may take, and how
+// large a file may be.
+type mediaLimits struct {
+	Timeout  time.Duration
+	MaxBytes int64
+}
+
+// fetchMedia downloads an inbound picture, voice or file by its MediaId
+// (media/get). It asks WeCom itself rather than through silenceper's
+// GetTempFile, which takes no context and reads any size: the download stops
+// at lim.MaxBytes and at lim.Timeout, as the AI bot's do.
+func (a *api) fetchMedia(ctx context.Context, mediaID string, lim mediaLimits) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
 	var data []byte
-	err := a.withToken(ctx, "get media", func(string) error {
-		b, err := a.media.GetTempFile(mediaID)
-		if err != nil {
-			return apiError("get media", err)
-		}
+	tooLarge := false
+	err := a.withToken(ctx, "get media", func(tok string) error {
+		b, err := a.getMedia(ctx, tok, mediaID, lim.MaxBytes)
+		tooLarge = errors.Is(err, errMediaTooLarge)
 		data = b
-		return nil
+		return err
 	})
+	if tooLarge {
+		return nil, errMediaTooLarge
+	}
 	return data, err
+}
+
+func (a *api) getMedia(ctx context.Context, tok, mediaID string, maxBytes int64) ([]byte, error) {
+	const op = "get media"
+	u := a.base + "/cgi-bin/media/get?access_token=" + url.QueryEscape(tok) + "&media_id=" + url.QueryEscape(mediaID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.mediaClient.Do(req)
+	if err != nil {
+		return nil, err // withToken scrubs the token from the URL it quotes
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("media/get answered HTTP %d", resp.StatusCode)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > maxBytes {
+		return nil, errMediaTooLarge
+	}
+	// A refusal is JSON with an errcode; a file is anything else.
+	if _, err := util.HandleFileResponse(b, op); err != nil {
+		return nil, apiError(op, err)
+	}
+	return b, nil
 }

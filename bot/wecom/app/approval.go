@@ -52,7 +52,7 @@ func approvalCard(a bot.ApprovalAsk) wecom.TemplateCard {
 			{Text: "Always", Style: 2, Key: key("always")},
 			{Text: "Deny", Style: 3, Key: key("deny")},
 		},
-		TaskID: "wxappr_" + id + "_" + randomHex(6),
+		TaskID: "wxappr_" + id + "_" + wecom.RandomHex(6),
 	}
 }
 

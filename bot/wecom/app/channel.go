@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,6 +48,12 @@ type Options struct {
 	APIBase string
 	// HTTPTimeout bounds each API call; zero means DefaultHTTPTimeout.
 	HTTPTimeout time.Duration
+	// MediaTimeout bounds the download of one inbound file
+	// (wecom.media.timeout); zero means wecom.DefaultMediaTimeout.
+	MediaTimeout time.Duration
+	// MediaMaxBytes caps one inbound file (wecom.media.max_bytes); zero
+	// means wecom.DefaultMediaMaxBytes.
+	MediaMaxBytes int64
 	// Clock paces the sends; nil means the wall clock.
 	Clock Clock
 	// Now is the clock callback timestamps are checked against; nil means
@@ -65,6 +69,7 @@ type Channel struct {
 	crypter *wecom.Crypter
 	store   Store
 	api     *api
+	media   mediaLimits
 	pace    *pacer
 	clock   Clock
 	now     func() time.Time
@@ -109,18 +114,25 @@ func New(o Options) (*Channel, error) {
 	if o.APIBase == "" {
 		o.APIBase = DefaultAPIBase
 	}
+	if o.MediaTimeout <= 0 {
+		o.MediaTimeout = wecom.DefaultMediaTimeout
+	}
+	if o.MediaMaxBytes <= 0 {
+		o.MediaMaxBytes = wecom.DefaultMediaMaxBytes
+	}
 	if o.Replica == "" {
-		o.Replica = randomHex(6)
+		o.Replica = wecom.RandomHex(6)
 	}
 	log := o.Logger.With("channel", Name)
 	configureHTTP(o.APIBase, o.HTTPTimeout)
 	tc := &tokenCache{store: o.Store, owner: o.Replica, log: log}
-	a, err := newAPI(o.CorpID, o.Secret, agentID, tc, log)
+	a, err := newAPI(o.CorpID, o.Secret, agentID, o.APIBase, tc, log)
 	if err != nil {
 		return nil, err
 	}
 	return &Channel{corpID: o.CorpID, agentID: agentID, crypter: cr, store: o.Store, api: a,
-		pace: &pacer{store: o.Store, clock: o.Clock, agentID: o.AgentID, log: log}, clock: o.Clock, now: o.Now, log: log}, nil
+		media: mediaLimits{Timeout: o.MediaTimeout, MaxBytes: o.MediaMaxBytes},
+		pace:  &pacer{store: o.Store, clock: o.Clock, agentID: o.AgentID, log: log}, clock: o.Clock, now: o.Now, log: log}, nil
 }
 
 // Name is Name.
@@ -195,10 +207,4 @@ func (c *Channel) sendOne(ctx context.Context, user, content string) error {
 		c.log.Warn("send markdown failed; trying again", "user", user, "try", try+1, "err", err)
 	}
 	return err
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -2,18 +2,13 @@ package app
 
 import (
 	"context"
-	"mime"
+	"errors"
 	"net/http"
-	"path/filepath"
-	"strings"
+	"strconv"
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 )
-
-// maxMediaBytes caps an inbound file: WeCom's own cap on app media (20 MB
-// for files, DOC 96484).
-const maxMediaBytes = 20 << 20
 
 // messageOf is the engine's view of a message. Media are fetched now
 // (media/get), since a turn may start on another replica; a fetch that fails
@@ -28,41 +23,37 @@ func (c *Channel) messageOf(ctx context.Context, cb Callback) bot.Message {
 			m.Text = cb.Recognition // WeCom's transcript
 			break
 		}
-		m.Attachments = []bot.Attachment{c.attachment(ctx, bot.AttachFile, cb.MediaID, "voice-"+cb.MsgID+".amr")}
+		m.Attachments = []bot.Attachment{c.attachment(ctx, bot.AttachFile, cb.MediaID, "", "voice-"+cb.MsgID+".amr")}
 	case "image":
-		m.Attachments = []bot.Attachment{c.attachment(ctx, bot.AttachImage, cb.MediaID, "image-"+cb.MsgID)}
+		m.Attachments = []bot.Attachment{c.attachment(ctx, bot.AttachImage, cb.MediaID, "", "image-"+cb.MsgID)}
 	case "file":
-		m.Attachments = []bot.Attachment{c.attachment(ctx, bot.AttachFile, cb.MediaID, safeName(cb.FileName, "file-"+cb.MsgID))}
+		m.Attachments = []bot.Attachment{c.attachment(ctx, bot.AttachFile, cb.MediaID, cb.FileName, "file-"+cb.MsgID)}
 	}
 	return m
 }
 
-func (c *Channel) attachment(ctx context.Context, kind bot.AttachmentKind, mediaID, name string) bot.Attachment {
-	a := bot.Attachment{Kind: kind, Name: name}
-	data, err := c.api.fetchMedia(ctx, mediaID)
+// attachment fetches one file, named as WeCom names it (made safe), or
+// after the message (fallback) with an extension for what it holds.
+func (c *Channel) attachment(ctx context.Context, kind bot.AttachmentKind, mediaID, name, fallback string) bot.Attachment {
+	a := bot.Attachment{Kind: kind, Name: wecom.FileName(name, fallback, "")}
+	data, err := c.api.fetchMedia(ctx, mediaID, c.media)
 	switch {
+	case errors.Is(err, errMediaTooLarge):
+		a.Problem = "the file is larger than " + sizeText(c.media.MaxBytes)
+		return a
 	case err != nil:
 		c.log.Warn("fetch media", "err", err)
 		a.Problem = "the file could not be fetched from WeCom"
 		return a
-	case len(data) > maxMediaBytes:
-		a.Problem = "the file is larger than 20 MB"
-		return a
 	}
 	a.Data, a.MIME = data, http.DetectContentType(data)
-	if kind == bot.AttachImage && filepath.Ext(name) == "" {
-		if exts, _ := mime.ExtensionsByType(a.MIME); len(exts) > 0 {
-			a.Name += exts[len(exts)-1]
-		}
-	}
+	a.Name = wecom.FileName(name, fallback, a.MIME)
 	return a
 }
 
-// safeName is name as one path element, or fallback when nothing is left.
-func safeName(name, fallback string) string {
-	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
-	if name == "." || name == "/" || name == ".." || strings.TrimSpace(name) == "" {
-		return fallback
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MB"
 	}
-	return name
+	return strconv.FormatInt(n, 10) + " bytes"
 }

@@ -48,6 +48,29 @@ func TestMessageMediaFetched(t *testing.T) {
 	assertNoTokenLogged(t, r)
 }
 
+// The app keeps to wecom.media.max_bytes: a larger file is not kept, and
+// the attachment says why; a file within the cap arrives whole.
+func TestMessageMediaCapped(t *testing.T) {
+	r := newRig(t)
+	c, _ := r.channel(t, "A")
+	c.media.MaxBytes = 10
+	r.api.AddMedia("BIG", wecomtest.AppMedia{Name: "big.txt", ContentType: "text/plain", Data: []byte("eleven byte")})
+	r.api.AddMedia("FIT", wecomtest.AppMedia{Name: "fit.txt", ContentType: "text/plain", Data: []byte("ten bytes.")})
+	ctx := waitCtx(t)
+	m := c.messageOf(ctx, Callback{MsgType: "file", MsgID: "5", User: testUser, MediaID: "BIG", FileName: "big.txt"})
+	if a := m.Attachments[0]; a.Name != "big.txt" || a.Data != nil || a.Problem != "the file is larger than 10 bytes" {
+		t.Fatalf("file over the cap: %+v", a)
+	}
+	m = c.messageOf(ctx, Callback{MsgType: "file", MsgID: "6", User: testUser, MediaID: "FIT", FileName: "fit.txt"})
+	if a := m.Attachments[0]; a.Name != "fit.txt" || string(a.Data) != "ten bytes." || a.Problem != "" {
+		t.Fatalf("file within the cap: %+v", a)
+	}
+	if c2, _ := r.channel(t, "B"); c2.media != (mediaLimits{Timeout: wecom.DefaultMediaTimeout, MaxBytes: wecom.DefaultMediaMaxBytes}) {
+		t.Fatalf("default media limits = %+v, want wecom's defaults", c2.media)
+	}
+	assertNoTokenLogged(t, r)
+}
+
 // A finished reply goes out once: a second one on the same stream (a lost
 // turn's failure racing the turn's own end) is not sent.
 func TestFinishedReplyOnce(t *testing.T) {

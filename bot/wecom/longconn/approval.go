@@ -2,8 +2,6 @@ package longconn
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,7 +58,7 @@ func askCard(a bot.ApprovalAsk) map[string]any {
 			{"text": "Always", "style": 2, "key": key("always")},
 			{"text": "Deny", "style": 3, "key": key("deny")},
 		},
-		"task_id": "wxappr_" + id + "_" + randomHex(6),
+		"task_id": "wxappr_" + id + "_" + wecom.RandomHex(6),
 	}
 }
 
@@ -105,10 +103,4 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
 		return bot.CallbackError
 	}
 	return bot.CallbackOK
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

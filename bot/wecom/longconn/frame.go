@@ -8,13 +8,13 @@
 package longconn
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // Commands of the long connection (§A.2–A.8).
@@ -118,7 +118,5 @@ func decodeFrame(data []byte) (Frame, error) {
 // NewReqID makes a request id the way the SDK does, <prefix>_<ms>_<8 hex>:
 // WeCom sorts acks of subscribe and ping by that prefix.
 func NewReqID(prefix string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "_" + strconv.FormatInt(time.Now().UnixMilli(), 10) + "_" + hex.EncodeToString(b[:])
+	return prefix + "_" + strconv.FormatInt(time.Now().UnixMilli(), 10) + "_" + wecom.RandomHex(4)
 }

@@ -28,7 +28,7 @@ func (c *Channel) more(ctx context.Context, conv string) (string, error) {
 		return bot.TextNoMore, nil
 	}
 	fr := cards.AnswerFrame(answer, rest.From, wecom.MaxStreamContentBytes-restRoom)
-	out := textMoreOf(clip(title, 60)) + fr.Content
+	out := textMoreOf(wecom.CutRunes(title, 60)) + fr.Content
 	if fr.MustFinish {
 		if err := c.store.SaveRest(ctx, conv, title, answer, fr.BodyEnd); err != nil {
 			return "", err
@@ -36,13 +36,4 @@ func (c *Channel) more(ctx context.Context, conv string) (string, error) {
 		out += "\n\n" + textMoreHint
 	}
 	return out, nil
-}
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
