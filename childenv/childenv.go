@@ -8,7 +8,7 @@
 // given to it explicitly (agent.codex.env, agent.acp.env).
 //
 // It is the one place the list is written; Codex's shell policy for the
-// commands it runs is built from the same list (Patterns).
+// commands it runs is built from the same list (CommandPatterns).
 package childenv
 
 import (
@@ -35,6 +35,11 @@ var inherited = []string{
 	"CODEX_HOME",
 }
 
+// agentOnly is the part of the list the agent itself needs and the commands
+// it runs do not: where Codex keeps its login and every thread, and its own
+// CA setting.
+var agentOnly = []string{"CODEX_HOME", "CODEX_CA_CERTIFICATE"}
+
 // refusedPrefix starts every variable of wecodex's own configuration: its
 // secrets among them. It never passes, whatever the list says.
 const refusedPrefix = "WECODEX_"
@@ -42,6 +47,12 @@ const refusedPrefix = "WECODEX_"
 // Patterns returns the allow-list as name patterns, "*" matching any run of
 // characters ("LC_*"): the form Codex's shell_environment_policy takes.
 func Patterns() []string { return slices.Clone(inherited) }
+
+// CommandPatterns is Patterns without what only the agent needs: the
+// variables the commands an agent runs for users may inherit from it.
+func CommandPatterns() []string {
+	return slices.DeleteFunc(Patterns(), func(p string) bool { return slices.Contains(agentOnly, p) })
+}
 
 // Allowed reports whether the variable named name passes from wecodex's
 // environment to a child.

@@ -68,3 +68,15 @@ func TestInheritLogsNamesNeverValues(t *testing.T) {
 		t.Errorf("debug line shows a value: %s", out)
 	}
 }
+
+func TestCommandPatternsLeaveOutWhatOnlyTheAgentNeeds(t *testing.T) {
+	got := strings.Join(CommandPatterns(), " ")
+	want := "PATH HOME USER LOGNAME SHELL LANG LANGUAGE LC_* TZ TMPDIR HTTP_PROXY HTTPS_PROXY NO_PROXY ALL_PROXY " +
+		"http_proxy https_proxy no_proxy all_proxy SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS"
+	if got != want {
+		t.Errorf("CommandPatterns() = %s\nwant %s", got, want)
+	}
+	if n := len(Patterns()); n != len(CommandPatterns())+2 {
+		t.Errorf("Patterns() has %d entries, want CommandPatterns' and CODEX_HOME, CODEX_CA_CERTIFICATE", n)
+	}
+}

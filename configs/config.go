@@ -160,12 +160,19 @@ type CodexConfig struct {
 	// it: its thread is resumed on the restarted app-server and continued
 	// in one more turn. false fails the turn with one line instead.
 	ContinueInterrupted bool `mapstructure:"continue_interrupted"`
+	// Env is added to the app-server's environment, which otherwise holds
+	// only an allow-listed part of wecodex's (PATH, HOME, locale, proxies,
+	// CA certificates); the commands Codex runs get these names too, except
+	// those that look like secrets (*KEY*, *SECRET*, *TOKEN*).
+	Env map[string]string `mapstructure:"env"`
 }
 
 // ACPConfig is the agent.acp.* section, used when agent.kind is acp.
 type ACPConfig struct {
-	Command []string          `mapstructure:"command"` // argv of the agent
-	Env     map[string]string `mapstructure:"env"`     // added to its environment
+	Command []string `mapstructure:"command"` // argv of the agent
+	// Env is added to the agent's environment, which otherwise holds only
+	// an allow-listed part of wecodex's, as agent.codex.env is to Codex's.
+	Env map[string]string `mapstructure:"env"`
 }
 
 // AccessConfig is the access.* section: who may drive the agent.

@@ -206,6 +206,8 @@ func (c *Config) Validate() error {
 			add("agent.acp.command", "required when agent.kind is acp: the agent's argv, e.g. [npx, -y, some-acp-agent]")
 		}
 	}
+	validateAgentEnv("agent.codex.env", g.Codex.Env, add)
+	validateAgentEnv("agent.acp.env", g.ACP.Env, add)
 	required("agent.workspace_root", g.WorkspaceRoot, "(the directory under which each conversation gets its own working directory)")
 	positive("agent.turn_timeout", g.TurnTimeout)
 	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)

@@ -3,15 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/wecodex/wecodex/configs"
 )
 
 // codexEnv makes the CODEX_HOME wecodex runs Codex with (configs.CodexHome)
-// and returns the environment entry that hands it to Codex. Codex refuses a
-// CODEX_HOME that does not exist, so it is created (private: it holds the
-// login).
+// and returns what Codex gets beyond the allow-listed part of wecodex's
+// environment: that CODEX_HOME first, then agent.codex.env in name order.
+// Codex refuses a CODEX_HOME that does not exist, so it is created
+// (private: it holds the login).
 func codexEnv(c configs.CodexConfig) ([]string, error) {
 	home := c.CodexHome(os.Getenv)
 	if home == "" {
@@ -20,5 +23,9 @@ func codexEnv(c configs.CodexConfig) ([]string, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("agent.codex.home: create %s: %w", home, err)
 	}
-	return []string{"CODEX_HOME=" + home}, nil
+	env := []string{"CODEX_HOME=" + home}
+	for _, name := range slices.Sorted(maps.Keys(c.Env)) {
+		env = append(env, name+"="+c.Env[name])
+	}
+	return env, nil
 }

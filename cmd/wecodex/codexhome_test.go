@@ -155,3 +155,34 @@ func envWithout(env []string, names ...string) []string {
 	}
 	return out
 }
+
+// TestCodexLoginEnvironmentIsAllowListed: `codex login` runs with the
+// allow-listed environment and agent.codex.env, not wecodex's secrets.
+func TestCodexLoginEnvironmentIsAllowListed(t *testing.T) {
+	dir := t.TempDir()
+	record := filepath.Join(dir, "env")
+	bin := filepath.Join(dir, "fake-codex")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nenv > "+record+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "agent:\n  codex:\n    bin: "+bin+"\n    home: "+filepath.Join(dir, "home")+"\n    env:\n      LISTED_BY_ADMIN: yes\n")
+	cmd := command(t, "codex-login", "--config", cfg)
+	cmd.Env = append(cmd.Env, "WECODEX_WECOM_AIBOT_TOKEN=secret-aibot-token", "SOME_API_KEY=secret-some-api-key", "FOO_TOKEN=secret-foo-token", "TZ=Asia/Shanghai")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("codex-login: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"WECODEX_", "secret-", "SOME_API_KEY", "FOO_TOKEN"} {
+		if strings.Contains(string(got), leak) {
+			t.Errorf("codex login saw %q:\n%s", leak, got)
+		}
+	}
+	for _, want := range []string{"\nTZ=Asia/Shanghai\n", "\nLISTED_BY_ADMIN=yes\n", "\nCODEX_HOME=" + filepath.Join(dir, "home") + "\n", "\nPATH="} {
+		if !strings.Contains("\n"+string(got), want) {
+			t.Errorf("codex login's environment lacks %q:\n%s", strings.TrimSpace(want), got)
+		}
+	}
+}

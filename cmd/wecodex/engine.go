@@ -149,7 +149,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restart
 		}
 		return codex.New(codex.Options{
 			Bin:             c.Bin,
-			Config:          c.Config,
+			Config:          withCommandEnvPolicy(c.Config, c.Env),
 			Env:             env,
 			Sandbox:         c.Sandbox,
 			ApprovalPolicy:  c.ApprovalPolicy,
