@@ -51,8 +51,10 @@ type RedisConfig struct {
 	Addr       string `mapstructure:"addr"`
 	MasterName string `mapstructure:"master_name"`
 	Password   string `mapstructure:"password"`
-	DB         int    `mapstructure:"db"`
-	Prefix     string `mapstructure:"prefix"`
+	// PasswordFile names a file holding Password (see secretFile).
+	PasswordFile string `mapstructure:"password_file"`
+	DB           int    `mapstructure:"db"`
+	Prefix       string `mapstructure:"prefix"`
 }
 
 // Addrs splits Addr into its addresses; nil means the embedded Redis.
@@ -90,6 +92,11 @@ type AIBotConfig struct {
 	EncodingAESKey string `mapstructure:"encoding_aes_key"`
 	BotID          string `mapstructure:"bot_id"`
 	Secret         string `mapstructure:"secret"`
+	// TokenFile, EncodingAESKeyFile and SecretFile name files holding the
+	// secrets above (see secretFile).
+	TokenFile          string `mapstructure:"token_file"`
+	EncodingAESKeyFile string `mapstructure:"encoding_aes_key_file"`
+	SecretFile         string `mapstructure:"secret_file"`
 	// WSURL is the long-connection endpoint; private deployments and tests
 	// override WeCom's.
 	WSURL string `mapstructure:"ws_url"`
@@ -109,7 +116,12 @@ type AppConfig struct {
 	Secret         string `mapstructure:"secret"`
 	Token          string `mapstructure:"token"`
 	EncodingAESKey string `mapstructure:"encoding_aes_key"`
-	Path           string `mapstructure:"path"`
+	// SecretFile, TokenFile and EncodingAESKeyFile name files holding the
+	// secrets above (see secretFile).
+	SecretFile         string `mapstructure:"secret_file"`
+	TokenFile          string `mapstructure:"token_file"`
+	EncodingAESKeyFile string `mapstructure:"encoding_aes_key_file"`
+	Path               string `mapstructure:"path"`
 	// APIBase is where the app API (qyapi) is; private deployments and
 	// tests override WeCom's.
 	APIBase string `mapstructure:"api_base"`

@@ -45,6 +45,10 @@ func (w Warning) String() string { return w.Key + ": " + w.Message }
 // returned with the default for every key in error. Any other error (a file
 // that cannot be read or parsed) comes with a nil Config.
 //
+// Each secret key has a _file twin (wecom.aibot.token_file, ...) naming a
+// file that holds it: Load reads the file into the secret (see
+// readSecretFiles), so what follows sees the secret whichever way it came.
+//
 // In the environment a list is comma-separated (WECODEX_ACCESS_ALLOW_USERS=
 // "alice,bob") and a map is comma-separated KEY=VALUE pairs. An empty variable
 // counts as unset.
@@ -89,6 +93,7 @@ func Load(path string) (*Config, []Warning, error) {
 			f.SetZero()
 		}
 	}
+	ps = append(ps, readSecretFiles(cfg)...)
 	warns, typos := unknownKeys(raw, keys)
 	ps = append(ps, typos...)
 	ps = append(ps, unknownEnv(os.Environ(), keys)...)

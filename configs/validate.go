@@ -282,6 +282,10 @@ func Check(path string) (*Config, []Warning, error) {
 	bad := map[string]bool{}
 	for _, p := range ps {
 		bad[p.Key] = true
+		// A secret whose file could not be read is not missing too.
+		if k := secretOfFileKey(p.Key); k != "" {
+			bad[k] = true
+		}
 	}
 	var vs Problems
 	if errors.As(cfg.Validate(), &vs) {
