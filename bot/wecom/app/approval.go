@@ -3,21 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 )
-
-// Approval button keys are "appr:<id>:<verb>"; the replacement card's only
-// button has verb "done", which decides nothing when clicked again.
-const (
-	keyApproval = "appr:"
-	verbDone    = "done"
-)
-
-var verbs = map[string]bot.Verdict{"approve": bot.VerdictApprove, "always": bot.VerdictAlways, "deny": bot.VerdictDeny}
 
 // AskApproval sends the approval card (approve / always / deny) to the
 // requester. When it cannot be sent the text commands still work, and the
@@ -28,7 +17,7 @@ func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 	if err := c.pace.wait(ctx, user); err != nil {
 		return text
 	}
-	if _, err := c.api.sendCard(ctx, user, approvalCard(a)); err != nil {
+	if _, err := c.api.sendCard(ctx, user, wecom.ApprovalAskCard(a, wecom.AppCard)); err != nil {
 		c.log.Warn("send the approval card; the text commands still work", "conv", a.Conversation, "approval", a.ID, "err", err)
 		return text
 	}
@@ -39,23 +28,6 @@ func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 // reply, and the progress card says how the turn ended.
 func (c *Channel) ApprovalDecided(context.Context, bot.ApprovalAsk, bot.ApprovalDecision) {}
 
-func approvalCard(a bot.ApprovalAsk) wecom.TemplateCard {
-	id := strconv.FormatInt(a.ID, 10)
-	key := func(verb string) string { return keyApproval + id + ":" + verb }
-	return wecom.TemplateCard{
-		CardType:     "button_interaction",
-		Source:       &wecom.CardSource{Desc: "wecodex"},
-		MainTitle:    wecom.CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.Requester + " or an admin"},
-		SubTitleText: wecom.CutRunes(a.What, 160),
-		ButtonList: []wecom.CardButton{
-			{Text: "Approve", Style: 1, Key: key("approve")},
-			{Text: "Always", Style: 2, Key: key("always")},
-			{Text: "Deny", Style: 3, Key: key("deny")},
-		},
-		TaskID: "wxappr_" + id + "_" + wecom.RandomHex(6),
-	}
-}
-
 // Decider records a click's decision; *bot.Engine implements it.
 type Decider interface {
 	Decide(ctx context.Context, conv bot.Conversation, user string, id int64, v bot.Verdict) (bot.Decided, error)
@@ -65,25 +37,17 @@ type Decider interface {
 // card that replaces the clicked one; ok is false for a key that is not an
 // approval button's.
 func decideClick(ctx context.Context, d Decider, cb Callback) (card wecom.TemplateCard, ok bool, err error) {
-	rest, isAppr := strings.CutPrefix(cb.EventKey, keyApproval)
-	idText, verb, _ := strings.Cut(rest, ":")
-	id, perr := strconv.ParseInt(idText, 10, 64)
-	if !isAppr || perr != nil || id <= 0 {
+	click, ok := wecom.ParseApprovalKey(cb.EventKey)
+	if !ok {
 		return wecom.TemplateCard{}, false, nil
 	}
-	title, text := "Decided", fmt.Sprintf("#%d was decided already.", id)
-	if v, known := verbs[verb]; known {
-		r, err := d.Decide(ctx, wecom.AppChat(cb.User), cb.User, id, v)
+	var decided *bot.Decided
+	if click.Decides {
+		r, err := d.Decide(ctx, wecom.AppChat(cb.User), cb.User, click.ID, click.Verdict)
 		if err != nil {
 			return wecom.TemplateCard{}, true, err
 		}
-		title, text = wecom.ApprovalTitle(r), r.Text
+		decided = &r
 	}
-	return wecom.TemplateCard{
-		CardType:     "button_interaction",
-		MainTitle:    wecom.CardMainTitle{Title: title},
-		SubTitleText: wecom.CutRunes(text, 160),
-		ButtonList:   []wecom.CardButton{{Text: wecom.CutRunes(title, 10), Style: 4, Key: keyApproval + idText + ":" + verbDone}},
-		TaskID:       cb.TaskID,
-	}, true, nil
+	return wecom.ApprovalAnswerCard(click, decided, cb.TaskID, wecom.AppCard), true, nil
 }
