@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ type composeFile struct {
 		Ports       []string          `yaml:"ports"`
 		Volumes     []string          `yaml:"volumes"`
 		Environment map[string]string `yaml:"environment"`
+		Secrets     []string          `yaml:"secrets"`
 		Configs     []any             `yaml:"configs"`
 		DependsOn   map[string]struct {
 			Condition string `yaml:"condition"`
@@ -29,6 +31,17 @@ type composeFile struct {
 	} `yaml:"services"`
 	Name    string         `yaml:"name"`
 	Configs map[string]any `yaml:"configs"`
+	Secrets map[string]struct {
+		File string `yaml:"file"`
+	} `yaml:"secrets"`
+}
+
+// deploySecrets are the secrets the deployment hands wecodex, as files:
+// Compose's secret (and systemd's credential) name, and the variable of
+// the _file key that points wecodex at it.
+var deploySecrets = map[string]string{
+	"wecom_aibot_token":            "WECODEX_WECOM_AIBOT_TOKEN_FILE",
+	"wecom_aibot_encoding_aes_key": "WECODEX_WECOM_AIBOT_ENCODING_AES_KEY_FILE",
 }
 
 // No container engine runs here, so the compose file is checked by reading
@@ -67,16 +80,27 @@ func TestComposeRunsTwoReplicasOnOneRedis(t *testing.T) {
 		if len(s.Configs) != 0 {
 			t.Errorf("%s: configs %+v: Compose v1 ignores them outside a swarm; bind-mount the file", n, s.Configs)
 		}
-		for _, k := range []string{"WECODEX_WECOM_AIBOT_TOKEN", "WECODEX_WECOM_AIBOT_ENCODING_AES_KEY"} {
-			if !strings.HasPrefix(s.Environment[k], "${"+k+":?") {
-				t.Errorf("%s: %s = %q, want it required from the environment", n, k, s.Environment[k])
-			}
+		// Secrets come as files; the environment only says where.
+		want := map[string]string{}
+		for name, env := range deploySecrets {
+			want[env] = "/run/secrets/" + name
+		}
+		if !maps.Equal(s.Environment, want) {
+			t.Errorf("%s: environment %q, want only the _file keys %q", n, s.Environment, want)
+		}
+		if got := slices.Sorted(slices.Values(s.Secrets)); !slices.Equal(got, slices.Sorted(maps.Keys(deploySecrets))) {
+			t.Errorf("%s: secrets %q, want %q", n, got, slices.Sorted(maps.Keys(deploySecrets)))
 		}
 		if len(s.Volumes) != 2 || s.Volumes[0] != "./wecodex.yaml:/etc/wecodex/wecodex.yaml:ro" ||
 			!strings.HasSuffix(s.Volumes[1], ":/var/lib/wecodex") || volumes[s.Volumes[1]] {
 			t.Errorf("%s: volumes %q, want ./wecodex.yaml read-only at /etc/wecodex/wecodex.yaml and one of its own at /var/lib/wecodex", n, s.Volumes)
 		}
 		volumes[s.Volumes[1]] = true
+	}
+	for name := range deploySecrets {
+		if c.Secrets[name].File != "./secrets/"+name {
+			t.Errorf("secret %s: file %q, want ./secrets/%s", name, c.Secrets[name].File, name)
+		}
 	}
 	if c.Name != "" || len(c.Configs) != 0 {
 		t.Errorf("top-level name %q, configs %v: Compose v1 rejects the first and ignores the second", c.Name, c.Configs)
@@ -96,7 +120,7 @@ func TestComposeConfigAccepts(t *testing.T) {
 		}
 		args := append(argv[1:], "-p", "wecodex", "-f", "docker-compose.yml", "config", "--quiet")
 		cmd := exec.Command(argv[0], args...)
-		cmd.Env = append(os.Environ(), "WECODEX_WECOM_AIBOT_TOKEN=t", "WECODEX_WECOM_AIBOT_ENCODING_AES_KEY=k")
+		cmd.Dir = copyWithSecrets(t)
 		out, err := cmd.CombinedOutput()
 		tried = true
 		if err != nil || len(out) != 0 {
@@ -108,14 +132,56 @@ func TestComposeConfigAccepts(t *testing.T) {
 	}
 }
 
-// The config the deployment ships validates once the secrets the compose
-// file and the unit pass through the environment are there.
+// copyWithSecrets copies the compose file to a directory beside made-up
+// secret files, as an admin lays them out, and returns the directory.
+func copyWithSecrets(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	raw, err := os.ReadFile("docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docker-compose.yml"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeSecrets(t, filepath.Join(dir, "secrets"))
+	return dir
+}
+
+// writeSecrets writes a made-up file for each deploy secret into dir and
+// returns their paths by secret name.
+func writeSecrets(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{
+		"wecom_aibot_token":            "deployTestToken\n",
+		"wecom_aibot_encoding_aes_key": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+	}
+	paths := map[string]string{}
+	for name := range deploySecrets {
+		paths[name] = filepath.Join(dir, name)
+		if err := os.WriteFile(paths[name], []byte(values[name]), 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return paths
+}
+
+// The config the deployment ships validates once the compose file's and the
+// unit's _file variables point at the secret files, and holds no secret of
+// its own.
 func TestDeployConfigValidates(t *testing.T) {
-	t.Setenv("WECODEX_WECOM_AIBOT_TOKEN", "deployTestToken")
-	t.Setenv("WECODEX_WECOM_AIBOT_ENCODING_AES_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
+	for name, path := range writeSecrets(t, t.TempDir()) {
+		t.Setenv(deploySecrets[name], path)
+	}
 	cfg, warns, err := configs.Check("wecodex.yaml")
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("deploy/wecodex.yaml: %v, warnings %v", err, warns)
+	}
+	if cfg.WeCom.AIBot.Token != "deployTestToken" || cfg.WeCom.AIBot.EncodingAESKey != "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" {
+		t.Errorf("token %q, key %q: want the files' contents", cfg.WeCom.AIBot.Token, cfg.WeCom.AIBot.EncodingAESKey)
 	}
 	if cfg.Redis.Addr != "redis:6379" || cfg.Metrics.Addr != ":9090" || cfg.Metrics.Pprof {
 		t.Errorf("redis.addr %q metrics %+v, want redis:6379 and an internal :9090 without pprof", cfg.Redis.Addr, cfg.Metrics)
@@ -136,6 +202,37 @@ func TestImagePinsTheTestedCodex(t *testing.T) {
 	got := regexp.MustCompile(`(?m)^ARG CODEX_VERSION=(\S+)$`).FindSubmatch(df)
 	if want == nil || got == nil || string(got[1]) != string(want[1]) {
 		t.Fatalf("Dockerfile CODEX_VERSION %q, Makefile %q: want the same", got, want)
+	}
+}
+
+// The unit hands each secret over as a credential and points its _file key
+// into the credentials directory; no line sets a secret or reads an
+// environment file.
+func TestSystemdUnitPassesSecretsAsCredentials(t *testing.T) {
+	unit, err := os.ReadFile("wecodex.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var creds, envs []string
+	for _, line := range strings.Split(string(unit), "\n") {
+		switch {
+		case strings.HasPrefix(line, "LoadCredential="):
+			creds = append(creds, strings.TrimPrefix(line, "LoadCredential="))
+		case strings.HasPrefix(line, "Environment=WECODEX_") && strings.Contains(line, "_FILE="):
+			envs = append(envs, strings.TrimPrefix(line, "Environment="))
+		case strings.HasPrefix(line, "EnvironmentFile="):
+			t.Errorf("%s: secrets are credentials, not an environment file", line)
+		}
+	}
+	var wantCreds, wantEnvs []string
+	for _, name := range slices.Sorted(maps.Keys(deploySecrets)) {
+		wantCreds = append(wantCreds, name+":/etc/wecodex/secrets/"+name)
+		wantEnvs = append(wantEnvs, deploySecrets[name]+"=%d/"+name)
+	}
+	slices.Sort(creds)
+	slices.Sort(envs)
+	if !slices.Equal(creds, wantCreds) || !slices.Equal(envs, wantEnvs) {
+		t.Errorf("LoadCredential= %q, want %q\n_FILE variables %q, want %q", creds, wantCreds, envs, wantEnvs)
 	}
 }
 
