@@ -63,7 +63,7 @@ func TestFetchImageWithItsOwnKey(t *testing.T) {
 	if strings.HasSuffix(l.AESKey, "=") {
 		t.Fatalf("aeskey %q has padding; WeCom sends it without", l.AESKey)
 	}
-	a := fetchOne(t, wecom.Fetcher{}, wecom.MediaRef{Kind: bot.AttachImage, URL: l.URL, AESKey: l.AESKey})
+	a := fetchOne(t, wecom.Fetcher{Hosts: loopback}, wecom.MediaRef{Kind: bot.AttachImage, URL: l.URL, AESKey: l.AESKey})
 	want := bot.Attachment{Kind: bot.AttachImage, Name: "msg1.png", MIME: "image/png", Data: intaketest.PNG}
 	if !equal(a, want) {
 		t.Fatalf("got %+v\nwant %+v", a, want)
@@ -82,7 +82,7 @@ func TestFetchFileWithTheBotKey(t *testing.T) {
 		{"", "msg1.pdf"},
 	} {
 		l := add(t, s, wecomtest.MediaFile{Name: tc.sent, Data: data, Key: botKey(t)})
-		a := fetchOne(t, wecom.Fetcher{Key: botKey(t)}, wecom.MediaRef{Kind: bot.AttachFile, URL: l.URL})
+		a := fetchOne(t, wecom.Fetcher{Hosts: loopback, Key: botKey(t)}, wecom.MediaRef{Kind: bot.AttachFile, URL: l.URL})
 		want := bot.Attachment{Kind: bot.AttachFile, Name: tc.want, MIME: "application/pdf", Data: data}
 		if !equal(a, want) {
 			t.Errorf("sent as %q: got %+v\nwant %+v", tc.sent, a, want)
@@ -116,7 +116,7 @@ func TestFetchProblems(t *testing.T) {
 	botKeyed := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG, Key: botKey(t)})
 	otherKey := strings.TrimRight(base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789ABCDEF")), "=")
 	endless, hanging := s.AddEndless(), s.AddHanging()
-	f := wecom.Fetcher{MaxBytes: 1024, Timeout: 50 * time.Millisecond}
+	f := wecom.Fetcher{Hosts: loopback, MaxBytes: 1024, Timeout: 50 * time.Millisecond}
 	for _, tc := range []struct {
 		name string
 		ref  wecom.MediaRef
@@ -186,7 +186,7 @@ func TestMediaKeyPaddedOrNot(t *testing.T) {
 func TestFetchNamesSeveralFilesApart(t *testing.T) {
 	s, _ := mediaServer(t)
 	a, b := add(t, s, wecomtest.MediaFile{Data: intaketest.PNG}), add(t, s, wecomtest.MediaFile{Data: intaketest.PNG})
-	got := wecom.Fetcher{}.Fetch(context.Background(), "m9", []wecom.MediaRef{
+	got := wecom.Fetcher{Hosts: loopback}.Fetch(context.Background(), "m9", []wecom.MediaRef{
 		{Kind: bot.AttachImage, URL: a.URL, AESKey: a.AESKey}, {Kind: bot.AttachImage, URL: b.URL, AESKey: b.AESKey},
 	})
 	if len(got) != 2 || got[0].Name != "m9.png" || got[1].Name != "m9-2.png" {
@@ -211,8 +211,17 @@ func BenchmarkFetch20MiB(b *testing.B) {
 	ref := []wecom.MediaRef{{Kind: bot.AttachFile, URL: l.URL, AESKey: l.AESKey}}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if a := (wecom.Fetcher{}).Fetch(context.Background(), "m", ref); a[0].Problem != "" {
+		if a := (wecom.Fetcher{Hosts: loopback}).Fetch(context.Background(), "m", ref); a[0].Problem != "" {
 			b.Fatal(a[0].Problem)
 		}
 	}
 }
+
+// loopback allows the tests' fakes, which listen on 127.0.0.1.
+var loopback = func() *wecom.AllowedHosts {
+	h, err := wecom.NewAllowedHosts("127.0.0.1")
+	if err != nil {
+		panic(err)
+	}
+	return h
+}()

@@ -39,9 +39,11 @@ type APIError struct {
 
 func (e *APIError) Error() string { return fmt.Sprintf("wecom errcode %d: %s", e.Code, e.Msg) }
 
-// PostResponseURL sends msg to a callback's response_url. The URL carries a
-// one-time response code, so no error returned here contains it.
-func PostResponseURL(ctx context.Context, client *http.Client, responseURL string, msg ResponseURLMessage) error {
+// PostResponseURL sends msg to a callback's response_url, when hosts (nil:
+// DefaultAllowedHosts) allows it; a client nil is hosts.Client, which
+// checks redirects and dialed addresses too. The URL carries a one-time
+// response code, so no error returned here contains it.
+func PostResponseURL(ctx context.Context, hosts *AllowedHosts, client *http.Client, responseURL string, msg ResponseURLMessage) error {
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("post response_url: marshal: %w", err)
@@ -49,6 +51,13 @@ func PostResponseURL(ctx context.Context, client *http.Client, responseURL strin
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, responseURL, bytes.NewReader(body))
 	if err != nil {
 		return errors.New("post response_url: the URL is not valid")
+	}
+	hosts = hostsOr(hosts)
+	if err := hosts.CheckURL(req.URL); err != nil {
+		return fmt.Errorf("post response_url: %w", err)
+	}
+	if client == nil {
+		client = hosts.Client(0)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -121,6 +122,9 @@ func startEngine(t *testing.T, h *codextest.Harness, tune ...func(*Options)) (*w
 		t.Fatal(err)
 	}
 	ch = NewChannel(conn, log)
+	if ch.Media.Hosts, err = wecom.NewAllowedHosts("127.0.0.1"); err != nil { // the media server's
+		t.Fatal(err)
+	}
 	engine, err = bot.New(bot.Config{
 		Replica: "A", WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"zhangsan"}}, Logger: log,

@@ -43,6 +43,13 @@ func newMediaConn(t *testing.T, f wecom.Fetcher, strangers ...string) *mediaConn
 		t.Fatal(err)
 	}
 	ch = NewChannel(conn, log)
+	if f.Hosts == nil {
+		hosts, err := wecom.NewAllowedHosts("127.0.0.1") // the media server's
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Hosts = hosts
+	}
 	ch.Media = f
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -49,7 +49,11 @@ type Delivery struct {
 // WeCom accepts one POST per response_url, so the engine sends at most one
 // per turn; what does not fit waits for the user's /more.
 type ResponseURLDeliverer struct {
-	// Client posts the messages; nil means a client with a 10 s timeout.
+	// Hosts are where a response_url may point (wecom.allowed_hosts); nil
+	// means wecom.DefaultAllowedHosts.
+	Hosts *wecom.AllowedHosts
+	// Client posts the messages; nil means Hosts' client with a 10 s
+	// timeout.
 	Client *http.Client
 }
 
@@ -62,11 +66,9 @@ func (r *ResponseURLDeliverer) Deliver(ctx context.Context, d Delivery) error {
 	if d.ReplyURL == "" {
 		return errors.New("deliver continuation: the message had no response_url")
 	}
-	client := r.Client
-	if client == nil {
-		client = &http.Client{Timeout: deliverTimeout}
-	}
-	if err := wecom.PostResponseURL(ctx, client, d.ReplyURL, wecom.MarkdownMessage(d.Markdown)); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, deliverTimeout)
+	defer cancel()
+	if err := wecom.PostResponseURL(ctx, r.Hosts, r.Client, d.ReplyURL, wecom.MarkdownMessage(d.Markdown)); err != nil {
 		return fmt.Errorf("deliver the rest of stream %s: %w", d.StreamID, err)
 	}
 	return nil

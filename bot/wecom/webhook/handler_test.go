@@ -53,7 +53,7 @@ func newHook(t *testing.T) *hookSetup {
 	st := testenv.OpenStore(t, testenv.Prefix(t, "aibot"))
 	agent := codex.New(codex.Options{Bin: filepath.Join(t.TempDir(), "never-started")})
 	t.Cleanup(func() { _ = agent.Close() })
-	ch, err := webhook.New(st, &webhook.ResponseURLDeliverer{}, webhook.Options{Logger: slog.New(slog.DiscardHandler)})
+	ch, err := webhook.New(st, &webhook.ResponseURLDeliverer{Hosts: loopbackHosts(t)}, webhook.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestResponseURLDeliverer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer urls.Close()
-	d := &webhook.ResponseURLDeliverer{}
+	d := &webhook.ResponseURLDeliverer{Hosts: loopbackHosts(t)}
 	ctx := context.Background()
 	u := urls.URL("m1")
 	if err := d.Deliver(ctx, webhook.Delivery{StreamID: "s1", ReplyURL: u, Markdown: "the **rest**"}); err != nil {

@@ -33,7 +33,7 @@ func TestEnginePictureOverWebhook(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log})
 	t.Cleanup(func() { _ = agent.Close() })
-	ch, err := webhook.New(st, &webhook.ResponseURLDeliverer{}, webhook.Options{Logger: log})
+	ch, err := webhook.New(st, &webhook.ResponseURLDeliverer{Hosts: loopbackHosts(t)}, webhook.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
@@ -47,6 +48,9 @@ func newMediaHook(t *testing.T, f wecom.Fetcher) *mediaHook {
 // simulator, with WeCom's media server beside it.
 func serveWithMedia(t *testing.T, streams webhook.Streams, f wecom.Fetcher, log *slog.Logger) *mediaHook {
 	t.Helper()
+	if f.Hosts == nil {
+		f.Hosts = loopbackHosts(t) // the media server's
+	}
 	h, err := webhook.NewHandler(webhook.HandlerOptions{
 		Token: hookToken, EncodingAESKey: hookAESKey, Streams: streams, Logger: log, Media: f,
 	})
@@ -241,5 +245,57 @@ func TestWebhookStrangersFilesNotFetched(t *testing.T) {
 	}
 	if n := h.media.Gets(l); n != 0 {
 		t.Fatalf("the media server was asked %d times for a stranger's picture, want 0", n)
+	}
+}
+
+// loopbackHosts allow the tests' fakes, which listen on 127.0.0.1.
+func loopbackHosts(t *testing.T) *wecom.AllowedHosts {
+	t.Helper()
+	h, err := wecom.NewAllowedHosts("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// A signed callback whose media URL points at a local listener that
+// wecom.allowed_hosts does not list (the default: WeCom's hosts): the
+// listener is asked nothing, and the card says the file could not be
+// fetched. Nothing runs for a message that brought only that.
+func TestWebhookMediaFromAHostNotAllowed(t *testing.T) {
+	def, err := wecom.NewAllowedHosts(wecom.DefaultAllowedHosts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newMediaHook(t, wecom.Fetcher{Hosts: def})
+	l := h.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
+	st := h.send(t, wecomtest.Message{MsgID: "far1", From: "alice", MsgType: "image", Link: l})
+	final := waitFinished(t, h.r.e, st.ID)
+	if want := "📎 far1 was not attached: The picture could not be fetched: its address is not one wecodex may download from."; final.Content != want {
+		t.Fatalf("final %q, want %q", final.Content, want)
+	}
+	if n := h.media.Gets(l); n != 0 {
+		t.Fatalf("the media server was asked %d times, want never", n)
+	}
+	if got := h.r.agent.Prompts(); len(got) != 0 {
+		t.Fatalf("prompts %q, want none", got)
+	}
+	h.noLinkInLogs(t)
+}
+
+// The rest of an answer goes to response_url only where wecom.allowed_hosts
+// allows: a local listener not listed is asked nothing.
+func TestResponseURLDelivererRefusesAHostNotAllowed(t *testing.T) {
+	urls, err := wecomtest.NewResponseURLServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer urls.Close()
+	err = (&webhook.ResponseURLDeliverer{}).Deliver(context.Background(), webhook.Delivery{StreamID: "s1", ReplyURL: urls.URL("m1"), Markdown: "the rest"})
+	if !errors.Is(err, wecom.ErrHostNotAllowed) || strings.Contains(err.Error(), "response_code") {
+		t.Fatalf("deliver: %v, want ErrHostNotAllowed without the response code", err)
+	}
+	if ps := urls.Posts("m1"); len(ps) != 0 {
+		t.Fatalf("posts %+v, want none", ps)
 	}
 }
