@@ -105,8 +105,9 @@ type api struct {
 	corpID  string
 	agentID int64
 	base    string // DefaultAPIBase, or Options.APIBase
-	// mediaClient downloads media with no timeout of its own: each
-	// download's context carries wecom.media.timeout.
+	// mediaClient downloads media within wecom.allowed_hosts, with no
+	// timeout of its own: each download's context carries
+	// wecom.media.timeout.
 	mediaClient *http.Client
 	tokens      credential.AccessTokenContextHandle
 	cache       *tokenCache
@@ -114,14 +115,14 @@ type api struct {
 	log         *slog.Logger
 }
 
-func newAPI(corpID, secret string, agentID int64, base string, tc *tokenCache, log *slog.Logger) (*api, error) {
+func newAPI(corpID, secret string, agentID int64, base string, tc *tokenCache, mediaClient *http.Client, log *slog.Logger) (*api, error) {
 	w := work.NewWork(&workconfig.Config{CorpID: corpID, CorpSecret: secret, AgentID: fmt.Sprint(agentID), Cache: tc})
 	// NewWork's handle is a *WorkAccessToken, which takes a context.
 	tokens, ok := w.GetContext().AccessTokenHandle.(credential.AccessTokenContextHandle)
 	if !ok {
 		return nil, errors.New("wecom app: silenceper's access token handle takes no context")
 	}
-	return &api{corpID: corpID, agentID: agentID, base: strings.TrimSuffix(base, "/"), mediaClient: &http.Client{}, tokens: tokens, cache: tc,
+	return &api{corpID: corpID, agentID: agentID, base: strings.TrimSuffix(base, "/"), mediaClient: mediaClient, tokens: tokens, cache: tc,
 		message: w.GetMessage(), log: log}, nil
 }
 

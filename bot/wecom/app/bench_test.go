@@ -19,6 +19,8 @@ func (discardIntake) Receive(context.Context, bot.Message) (bot.Receipt, error) 
 	return bot.Receipt{}, nil
 }
 
+func (discardIntake) Allowed(bot.Message) bool { return true }
+
 func (discardIntake) Decide(context.Context, bot.Conversation, string, int64, bot.Verdict) (bot.Decided, error) {
 	return bot.Decided{}, nil
 }

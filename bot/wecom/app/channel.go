@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
@@ -60,6 +61,10 @@ type Options struct {
 	// time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Hosts are where media may be fetched from (wecom.allowed_hosts):
+	// media/get goes to APIBase, whose host must be listed. Nil means
+	// wecom.DefaultAllowedHosts.
+	Hosts *wecom.AllowedHosts
 }
 
 // Channel is the self-built app's bot.Channel.
@@ -74,6 +79,13 @@ type Channel struct {
 	clock   Clock
 	now     func() time.Time
 	log     *slog.Logger
+	replica string
+
+	// life ends with Close: the fetches and receives of messages with
+	// files, which outlive their callbacks.
+	life       context.Context
+	stop       context.CancelFunc
+	background sync.WaitGroup
 }
 
 var (
@@ -126,13 +138,20 @@ func New(o Options) (*Channel, error) {
 	log := o.Logger.With("channel", Name)
 	configureHTTP(o.APIBase, o.HTTPTimeout)
 	tc := &tokenCache{store: o.Store, owner: o.Replica, log: log}
-	a, err := newAPI(o.CorpID, o.Secret, agentID, o.APIBase, tc, log)
+	if o.Hosts == nil {
+		if o.Hosts, err = wecom.NewAllowedHosts(wecom.DefaultAllowedHosts...); err != nil {
+			return nil, err
+		}
+	}
+	a, err := newAPI(o.CorpID, o.Secret, agentID, o.APIBase, tc, o.Hosts.Client(0), log)
 	if err != nil {
 		return nil, err
 	}
+	life, stop := context.WithCancel(context.Background())
 	return &Channel{corpID: o.CorpID, agentID: agentID, crypter: cr, store: o.Store, api: a,
 		media: mediaLimits{Timeout: o.MediaTimeout, MaxBytes: o.MediaMaxBytes},
-		pace:  &pacer{store: o.Store, clock: o.Clock, agentID: o.AgentID, log: log}, clock: o.Clock, now: o.Now, log: log}, nil
+		pace:  &pacer{store: o.Store, clock: o.Clock, agentID: o.AgentID, log: log}, clock: o.Clock, now: o.Now, log: log,
+		replica: o.Replica, life: life, stop: stop}, nil
 }
 
 // Name is Name.

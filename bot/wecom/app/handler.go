@@ -19,6 +19,9 @@ const receiveTimeout = 4 * time.Second
 // Intake is what the endpoint hands callbacks to; *bot.Engine implements it.
 type Intake interface {
 	Receive(ctx context.Context, m bot.Message) (bot.Receipt, error)
+	// Allowed says whether intake takes m's sender: a stranger's file is
+	// not fetched.
+	Allowed(m bot.Message) bool
 	Decider
 }
 
@@ -95,7 +98,17 @@ func (h *handler) callback(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	switch cb.Kind {
 	case KindMessage:
-		if _, err := h.in.Receive(ctx, h.c.messageOf(ctx, cb)); err != nil {
+		m, ref, hasFile := messageOf(cb)
+		if hasFile && h.in.Allowed(m) {
+			// Fetched off the callback (see receiveWithFile); a
+			// stranger's message goes to intake as it is, which refuses it.
+			if _, err := h.c.receiveWithFile(ctx, h.in, m, ref); err != nil {
+				h.fail(w, "receive message with a file", err, "msgid", cb.MsgID, "user", cb.User)
+				return
+			}
+			break
+		}
+		if _, err := h.in.Receive(ctx, m); err != nil {
 			h.fail(w, "receive message", err, "msgid", cb.MsgID, "user", cb.User)
 			return
 		}

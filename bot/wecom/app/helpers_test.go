@@ -12,6 +12,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/codextest"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
@@ -60,6 +61,9 @@ type rig struct {
 	clock  *fakeClock
 	prefix string
 	logs   *testenv.LogBuffer
+	// allowed is wecom.allowed_hosts for the rig's channels; nil allows
+	// the fake API's loopback address.
+	allowed []string
 }
 
 func newRig(t *testing.T) *rig {
@@ -76,12 +80,27 @@ func (r *rig) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
+// hosts allow the rig's fake API, on loopback; set r.allowed to test
+// others.
+func (r *rig) hosts(t *testing.T) *wecom.AllowedHosts {
+	t.Helper()
+	allowed := r.allowed
+	if allowed == nil {
+		allowed = []string{"127.0.0.1"}
+	}
+	h, err := wecom.NewAllowedHosts(allowed...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // channel is a replica's channel on the rig.
 func (r *rig) channel(t *testing.T, replica string) (*Channel, *store.Store) {
 	t.Helper()
 	st := testenv.OpenStore(t, r.prefix)
 	c, err := New(Options{CorpID: testCorp, AgentID: "1000002", Secret: testSecret, Token: testToken, EncodingAESKey: testAESKey,
-		Store: st, Replica: replica, APIBase: r.api.URL(), Clock: r.clock, Logger: r.logger()})
+		Store: st, Replica: replica, APIBase: r.api.URL(), Clock: r.clock, Logger: r.logger(), Hosts: r.hosts(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
