@@ -73,6 +73,9 @@ type WeComConfig struct {
 	AIBot AIBotConfig `mapstructure:"aibot"`
 	App   AppConfig   `mapstructure:"app"`
 	Media MediaConfig `mapstructure:"media"`
+	// AllowedHosts are the only hosts media downloads and response_url
+	// posts go to (see DefaultAllowedHosts and validateAllowedHosts).
+	AllowedHosts []string `mapstructure:"allowed_hosts"`
 }
 
 // AI bot receive modes (wecom.aibot.mode).
@@ -221,9 +224,10 @@ func Default() *Config {
 		Server: ServerConfig{Addr: ":8080", DrainTimeout: 2 * time.Minute},
 		Redis:  RedisConfig{Prefix: "wecodex:"},
 		WeCom: WeComConfig{
-			AIBot: AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: DefaultStreamWindow},
-			App:   AppConfig{Path: "/wecom/app", APIBase: DefaultAppAPIBase},
-			Media: MediaConfig{Timeout: DefaultMediaTimeout, MaxBytes: MaxMediaBytes},
+			AIBot:        AIBotConfig{Mode: AIBotWebhook, Path: "/wecom/aibot", WSURL: DefaultAIBotWSURL, StreamWindow: DefaultStreamWindow},
+			App:          AppConfig{Path: "/wecom/app", APIBase: DefaultAppAPIBase},
+			Media:        MediaConfig{Timeout: DefaultMediaTimeout, MaxBytes: MaxMediaBytes, MaxFiles: DefaultMediaMaxFiles},
+			AllowedHosts: DefaultAllowedHosts(),
 		},
 		Agent: AgentConfig{
 			Kind:            AgentCodex,

@@ -18,6 +18,9 @@ const (
 	// MaxMediaBytes is wecom.media.max_bytes's default and its ceiling: the
 	// engine keeps no larger file (bot.MaxAttachmentBytes).
 	MaxMediaBytes = 20 << 20
+	// DefaultMediaMaxFiles is wecom.media.max_files's default
+	// (wecom.DefaultMediaMaxFiles).
+	DefaultMediaMaxFiles = 10
 	// DefaultTurnTimeout is agent.turn_timeout's (bot.DefaultTurnTimeout).
 	DefaultTurnTimeout = 30 * time.Minute
 	// DefaultApprovalTimeout is agent.approval_timeout's

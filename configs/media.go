@@ -10,9 +10,13 @@ import (
 type MediaConfig struct {
 	// Timeout bounds one download, first byte to last.
 	Timeout time.Duration `mapstructure:"timeout"`
-	// MaxBytes caps one file as WeCom sends it (encrypted); a larger one
-	// is not fetched and the message says so.
+	// MaxBytes caps the files of one message together, as WeCom sends
+	// them (encrypted); what would pass it is not fetched and the card
+	// says so.
 	MaxBytes int64 `mapstructure:"max_bytes"`
+	// MaxFiles caps the files one message brings; the rest are not
+	// fetched and the card says so.
+	MaxFiles int `mapstructure:"max_files"`
 }
 
 func validateMedia(m MediaConfig, add func(key, format string, args ...any)) {
@@ -26,5 +30,8 @@ func validateMedia(m MediaConfig, add func(key, format string, args ...any)) {
 		// The bytes wait in Redis until the turn runs; the engine keeps
 		// none larger, so a higher cap would fetch files only to drop them.
 		add("wecom.media.max_bytes", "must be at most %d (20 MiB, what the engine keeps of one file), not %d", MaxMediaBytes, m.MaxBytes)
+	}
+	if m.MaxFiles <= 0 {
+		add("wecom.media.max_files", "must be a positive number of files like %d, not %d", DefaultMediaMaxFiles, m.MaxFiles)
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestMediaDefaultsAndEnv(t *testing.T) {
-	if m := Default().WeCom.Media; m != (MediaConfig{Timeout: 30 * time.Second, MaxBytes: 20 << 20}) {
+	if m := Default().WeCom.Media; m != (MediaConfig{Timeout: 30 * time.Second, MaxBytes: 20 << 20, MaxFiles: 10}) {
 		t.Fatalf("default wecom.media = %+v", m)
 	}
 	path := filepath.Join(t.TempDir(), "w.yaml")
@@ -22,7 +23,7 @@ func TestMediaDefaultsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := cfg.WeCom.Media; m != (MediaConfig{Timeout: 10 * time.Second, MaxBytes: 1 << 20}) {
+	if m := cfg.WeCom.Media; m != (MediaConfig{Timeout: 10 * time.Second, MaxBytes: 1 << 20, MaxFiles: 10}) {
 		t.Fatalf("loaded wecom.media = %+v", m)
 	}
 }
@@ -35,8 +36,9 @@ func TestMediaValidation(t *testing.T) {
 		{MediaConfig{Timeout: 0, MaxBytes: 0}, []Problem{
 			{"wecom.media.timeout", "must be a positive duration like 30s, not 0s"},
 			{"wecom.media.max_bytes", "must be a positive number of bytes like 20971520 (20 MiB), not 0"},
+			{"wecom.media.max_files", "must be a positive number of files like 10, not 0"},
 		}},
-		{MediaConfig{Timeout: -time.Second, MaxBytes: 20<<20 + 1}, []Problem{
+		{MediaConfig{Timeout: -time.Second, MaxBytes: 20<<20 + 1, MaxFiles: 1}, []Problem{
 			{"wecom.media.timeout", "must be a positive duration like 30s, not -1s"},
 			{"wecom.media.max_bytes", "must be at most 20971520 (20 MiB, what the engine keeps of one file), not 20971521"},
 		}},
@@ -49,12 +51,45 @@ func TestMediaValidation(t *testing.T) {
 		}
 		var got []Problem
 		for _, p := range ps {
-			if p.Key == "wecom.media.timeout" || p.Key == "wecom.media.max_bytes" {
+			if strings.HasPrefix(p.Key, "wecom.media.") {
 				got = append(got, p)
 			}
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%+v: problems %+v, want %+v", tc.m, got, tc.want)
 		}
+	}
+}
+
+func TestAllowedHostsDefaultsEnvAndValidation(t *testing.T) {
+	if h := Default().WeCom.AllowedHosts; !reflect.DeepEqual(h, []string{"qyapi.weixin.qq.com", "ww-aibot-img-1258476243.cos.ap-guangzhou.myqcloud.com"}) {
+		t.Fatalf("default wecom.allowed_hosts = %q", h)
+	}
+	t.Setenv("WECODEX_WECOM_ALLOWED_HOSTS", "qyapi.weixin.qq.com,127.0.0.1")
+	cfg, _, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := cfg.WeCom.AllowedHosts; !reflect.DeepEqual(h, []string{"qyapi.weixin.qq.com", "127.0.0.1"}) {
+		t.Fatalf("loaded wecom.allowed_hosts = %q", h)
+	}
+	c := Default()
+	c.WeCom.AllowedHosts = []string{"*.myqcloud.com", "10.0.0.0/8", "::1", "https://qyapi.weixin.qq.com", "host:443", "a/b"}
+	var ps Problems
+	if err := c.Validate(); !errors.As(err, &ps) {
+		t.Fatalf("err %v, want Problems", err)
+	}
+	var got []string
+	for _, p := range ps {
+		if strings.HasPrefix(p.Key, "wecom.allowed_hosts") {
+			got = append(got, p.Key)
+		}
+	}
+	if want := []string{"wecom.allowed_hosts[3]", "wecom.allowed_hosts[4]", "wecom.allowed_hosts[5]"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("problems at %q, want %q", got, want)
+	}
+	c.WeCom.AllowedHosts = nil
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "wecom.allowed_hosts: must list at least one host") {
+		t.Errorf("no hosts: %v", err)
 	}
 }

@@ -91,6 +91,7 @@ func (c *Config) Validate() error {
 	}
 
 	validateMedia(c.WeCom.Media, add)
+	validateAllowedHosts(c.WeCom.AllowedHosts, add)
 	validateMetrics(c.Metrics, add)
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")

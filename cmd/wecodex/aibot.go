@@ -39,7 +39,12 @@ func longConnMode(cfg *configs.Config) bool {
 // webhookChannel is the AI bot's webhook: WeCom POSTs callbacks to
 // wecom.aibot.path, each counted as one callback of the channel.
 func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
-	hooked, err := webhook.New(env.Store, &webhook.ResponseURLDeliverer{}, webhook.Options{
+	hosts, err := allowedHosts(cfg)
+	if err != nil {
+		return nil, err
+	}
+	media := mediaFetcher(cfg, hosts)
+	hooked, err := webhook.New(env.Store, &webhook.ResponseURLDeliverer{Hosts: hosts}, webhook.Options{
 		StreamWindow: cfg.WeCom.AIBot.StreamWindow,
 		Logger:       env.Log,
 	})
@@ -56,7 +61,7 @@ func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 			EncodingAESKey: cfg.WeCom.AIBot.EncodingAESKey,
 			Streams:        hooked.Streams(e),
 			Logger:         env.Log,
-			Media:          mediaFetcher(cfg),
+			Media:          media,
 		})
 		if err != nil {
 			return fmt.Errorf("wecom.aibot: %w", err)
@@ -68,9 +73,21 @@ func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 	return ch, nil
 }
 
-// mediaFetcher fetches the files of AI-bot messages within wecom.media.*.
-func mediaFetcher(cfg *configs.Config) wecom.Fetcher {
-	return wecom.Fetcher{Timeout: cfg.WeCom.Media.Timeout, MaxBytes: cfg.WeCom.Media.MaxBytes}
+// mediaFetcher fetches the files of AI-bot messages within wecom.media.*,
+// from hosts only.
+func mediaFetcher(cfg *configs.Config, hosts *wecom.AllowedHosts) wecom.Fetcher {
+	m := cfg.WeCom.Media
+	return wecom.Fetcher{Hosts: hosts, Timeout: m.Timeout, MaxBytes: m.MaxBytes, MaxFiles: m.MaxFiles}
+}
+
+// allowedHosts is wecom.allowed_hosts: where media downloads and
+// response_url posts may go.
+func allowedHosts(cfg *configs.Config) (*wecom.AllowedHosts, error) {
+	h, err := wecom.NewAllowedHosts(cfg.WeCom.AllowedHosts...)
+	if err != nil {
+		return nil, fmt.Errorf("wecom.allowed_hosts: %w", err)
+	}
+	return h, nil
 }
 
 // longConnChannel is the AI bot's long connection: this replica holds it
@@ -95,8 +112,12 @@ func longConnChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wecom.aibot: %w", err)
 	}
+	hosts, err := allowedHosts(cfg)
+	if err != nil {
+		return nil, err
+	}
 	lcChan = longconn.NewChannel(conn, env.Log)
-	lcChan.Media = mediaFetcher(cfg)
+	lcChan.Media = mediaFetcher(cfg, hosts)
 	return &channel{name: aibotName, bot: lcChan,
 		// Callbacks only arrive once Run has subscribed, after attach.
 		attach: func(e *bot.Engine) error { callbacks = lcChan.Handler(e); return nil },

@@ -19,9 +19,13 @@ func appChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		return nil, nil
 	}
 	a := cfg.WeCom.App
+	hosts, err := allowedHosts(cfg)
+	if err != nil {
+		return nil, err
+	}
 	c, err := app.New(app.Options{CorpID: a.CorpID, AgentID: a.AgentID, Secret: a.Secret, Token: a.Token,
 		EncodingAESKey: a.EncodingAESKey, Store: env.Store, Replica: env.Replica, APIBase: a.APIBase, Logger: env.Log,
-		MediaTimeout: cfg.WeCom.Media.Timeout, MediaMaxBytes: cfg.WeCom.Media.MaxBytes})
+		Hosts: hosts, MediaTimeout: cfg.WeCom.Media.Timeout, MediaMaxBytes: cfg.WeCom.Media.MaxBytes})
 	if err != nil {
 		return nil, fmt.Errorf("wecom.app: %w", err)
 	}
@@ -32,5 +36,6 @@ func appChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		ch.handler = observeCallbacks(app.Name, env.Obs, c.Handler(e))
 		return nil
 	}
+	ch.close = c.Close
 	return ch, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wecodex/wecodex/acpbridge"
@@ -28,6 +29,8 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"wecom.media.timeout", configs.DefaultMediaTimeout, wecom.DefaultMediaTimeout},
 		{"wecom.media.max_bytes default", int64(configs.MaxMediaBytes), int64(wecom.DefaultMediaMaxBytes)},
 		{"wecom.media.max_bytes ceiling", int64(configs.MaxMediaBytes), int64(bot.MaxAttachmentBytes)},
+		{"wecom.media.max_files", configs.DefaultMediaMaxFiles, wecom.DefaultMediaMaxFiles},
+		{"wecom.allowed_hosts", strings.Join(configs.DefaultAllowedHosts(), ","), strings.Join(wecom.DefaultAllowedHosts, ",")},
 		{"agent.turn_timeout", configs.DefaultTurnTimeout, bot.DefaultTurnTimeout},
 		{"agent.approval_timeout", configs.DefaultApprovalTimeout, bot.DefaultApprovalTimeout},
 		{"cards.update_interval", configs.DefaultUpdateInterval, cards.DefaultUpdateInterval},

@@ -109,6 +109,7 @@ redis:
   db: %d
   prefix: %q
 wecom:
+  allowed_hosts: [127.0.0.1] # the fakes: media and response_url on loopback
   aibot:
     token: %s
     encoding_aes_key: %s

@@ -52,7 +52,11 @@ func waitMessage(t *testing.T, ch <-chan bot.Message) bot.Message {
 func TestAttachOverTheWebhook(t *testing.T) {
 	const token, aesKey = "tok", "DDkUDeGAyis6gofMlDlvJjh514XJ0TXoZKXQrQL8lnA"
 	streams := &botStreams{got: make(chan bot.Message, 2)}
-	h, err := webhook.NewHandler(webhook.HandlerOptions{Token: token, EncodingAESKey: aesKey, Streams: streams})
+	hosts, err := wecom.NewAllowedHosts("127.0.0.1") // the playground's media server, as configs/wecodex.yaml lists it
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := webhook.NewHandler(webhook.HandlerOptions{Token: token, EncodingAESKey: aesKey, Streams: streams, Media: wecom.Fetcher{Hosts: hosts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +104,11 @@ func TestAttachOverTheLongConnection(t *testing.T) {
 	if err != nil || len(content.Media) != 1 || content.Media[0].AESKey == "" || !strings.Contains(string(cb.Body), `"msgtype":"image"`) {
 		t.Fatalf("callback %s: %+v, %v", cb.Body, content, err)
 	}
-	got := wecom.Fetcher{}.Fetch(ctx, "m", content.Media)
+	hosts, err := wecom.NewAllowedHosts("127.0.0.1") // the playground's media server, as configs/wecodex.yaml lists it
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := wecom.Fetcher{Hosts: hosts}.Fetch(ctx, "m", content.Media)
 	if len(got) != 1 || got[0].Problem != "" || !bytes.Equal(got[0].Data, intaketest.PNG) || got[0].Name != "shot.png" {
 		t.Fatalf("fetched %+v", got)
 	}
