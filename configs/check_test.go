@@ -3,6 +3,7 @@ package configs
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -135,6 +136,57 @@ func TestLoopback(t *testing.T) {
 	} {
 		if got := Loopback(addr); got != want {
 			t.Errorf("Loopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// The smaller holes of the security model, each refused by Validate with
+// the key named: "*" as an admin, plain ws:// and http:// to WeCom off
+// loopback, and pprof on an address other machines reach.
+func TestValidateRefusesTheSmallerHoles(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		key  string // "" when the config is valid
+	}{
+		{"admin *", func(c *Config) { c.Access.Admins = []string{"alice", "*"} }, "access.admins[1]"},
+		{"admin named", func(c *Config) { c.Access.Admins = []string{"alice"} }, ""},
+		{"ws_url ws:// off loopback", func(c *Config) {
+			c.WeCom.AIBot.Mode, c.WeCom.AIBot.BotID, c.WeCom.AIBot.Secret = AIBotLongConn, "b", "s"
+			c.WeCom.AIBot.WSURL = "ws://openws.work.weixin.qq.com"
+		}, "wecom.aibot.ws_url"},
+		{"ws_url ws:// on loopback", func(c *Config) {
+			c.WeCom.AIBot.Mode, c.WeCom.AIBot.BotID, c.WeCom.AIBot.Secret = AIBotLongConn, "b", "s"
+			c.WeCom.AIBot.WSURL = "ws://127.0.0.1:9000"
+		}, ""},
+		{"api_base http:// off loopback", func(c *Config) {
+			c.WeCom.App = AppConfig{CorpID: "ww1", AgentID: "1000002", Secret: "s", Token: "t", EncodingAESKey: strings.Repeat("a", 43), Path: "/wecom/app", APIBase: "http://qyapi.weixin.qq.com"}
+		}, "wecom.app.api_base"},
+		{"api_base http:// on loopback", func(c *Config) {
+			c.WeCom.App = AppConfig{CorpID: "ww1", AgentID: "1000002", Secret: "s", Token: "t", EncodingAESKey: strings.Repeat("a", 43), Path: "/wecom/app", APIBase: "http://localhost:8081"}
+		}, ""},
+		{"pprof off loopback", func(c *Config) { c.Metrics = MetricsConfig{Addr: ":9090", Pprof: true} }, "metrics.pprof"},
+		{"pprof on 0.0.0.0", func(c *Config) { c.Metrics = MetricsConfig{Addr: "0.0.0.0:9090", Pprof: true} }, "metrics.pprof"},
+		{"pprof on loopback", func(c *Config) { c.Metrics = MetricsConfig{Addr: "127.0.0.1:9090", Pprof: true} }, ""},
+		{"metrics off loopback without pprof", func(c *Config) { c.Metrics = MetricsConfig{Addr: ":9090"} }, ""},
+	} {
+		c := Default()
+		tc.edit(c)
+		err := c.Validate()
+		var keys []string
+		var ps Problems
+		if errors.As(err, &ps) {
+			for _, p := range ps {
+				keys = append(keys, p.Key)
+			}
+		} else if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		switch {
+		case tc.key == "" && len(keys) != 0:
+			t.Errorf("%s: problems %v, want none", tc.name, err)
+		case tc.key != "" && (len(keys) != 1 || keys[0] != tc.key):
+			t.Errorf("%s: problems at %q, want one at %s", tc.name, keys, tc.key)
 		}
 	}
 }

@@ -195,6 +195,10 @@ type AccessConfig struct {
 	AllowUsers []string `mapstructure:"allow_users"`
 	AllowChats []string `mapstructure:"allow_chats"`
 	Admins     []string `mapstructure:"admins"`
+	// AllowExternal lets external contacts (people of another company,
+	// whose callbacks carry their own from.corpid, or an external userid)
+	// drive the bot when the lists above allow them; off, they are refused.
+	AllowExternal bool `mapstructure:"allow_external"`
 }
 
 // Progress styles (cards.progress_style), as cards renders them.

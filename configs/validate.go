@@ -156,6 +156,8 @@ func (c *Config) Validate() error {
 		required("wecom.aibot.secret", b.Secret, "(the Secret from the WeCom admin console) in longconn mode")
 		if u, err := url.Parse(b.WSURL); err != nil || (u.Scheme != "wss" && u.Scheme != "ws") || u.Host == "" {
 			add("wecom.aibot.ws_url", "must be a ws:// or wss:// URL like %s, not %q", DefaultAIBotWSURL, b.WSURL)
+		} else if u.Scheme == "ws" && !loopbackHost(u.Hostname()) {
+			add("wecom.aibot.ws_url", "must be wss:// (like %s): plain ws:// would send the bot's secret and every message unencrypted; it is allowed only to a loopback host, not %q", DefaultAIBotWSURL, u.Hostname())
 		}
 	}
 
@@ -173,6 +175,8 @@ func (c *Config) Validate() error {
 		required("wecom.app.encoding_aes_key", a.EncodingAESKey, all)
 		if u, err := url.Parse(a.APIBase); a.APIBase != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/")) {
 			add("wecom.app.api_base", "must be an http:// or https:// base URL like %s, not %q", DefaultAppAPIBase, a.APIBase)
+		} else if a.APIBase != "" && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+			add("wecom.app.api_base", "must be https:// (like %s): plain http:// would send the app's secret and access token unencrypted; it is allowed only to a loopback host, not %q", DefaultAppAPIBase, u.Hostname())
 		}
 		if a.AgentID != "" && strings.Trim(a.AgentID, "0123456789") != "" {
 			add("wecom.app.agent_id", "must be the app's numeric AgentId, not %q", a.AgentID)
@@ -219,6 +223,14 @@ func (c *Config) Validate() error {
 			add(fmt.Sprintf("access.allow_users[%d]", i), "is empty; remove it or give a WeCom userid")
 		}
 	}
+	for i, u := range c.Access.Admins {
+		switch strings.TrimSpace(u) {
+		case "*":
+			add(fmt.Sprintf("access.admins[%d]", i), "must not be \"*\": an admin decides every approval and runs every command, so name each admin's WeCom userid")
+		case "":
+			add(fmt.Sprintf("access.admins[%d]", i), "is empty; remove it or give a WeCom userid")
+		}
+	}
 
 	oneOf("cards.progress_style", c.Cards.ProgressStyle, ProgressThink, ProgressQuote)
 	positive("cards.update_interval", c.Cards.UpdateInterval)
@@ -253,6 +265,12 @@ func Loopback(addr string) bool {
 	if err != nil {
 		return false
 	}
+	return loopbackHost(host)
+}
+
+// loopbackHost reports whether host (no port) names this machine:
+// localhost, 127.0.0.0/8 or ::1.
+func loopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
@@ -311,7 +329,10 @@ func validateMetrics(m MetricsConfig, add func(key, format string, args ...any))
 			add("metrics.addr", "must be host:port or :port (like 127.0.0.1:9090), or empty to serve /metrics on server.addr, not %q", m.Addr)
 		}
 	}
-	if m.Pprof && m.Addr == "" {
+	switch {
+	case m.Pprof && m.Addr == "":
 		add("metrics.pprof", "needs metrics.addr: /debug/pprof is never served on server.addr; set metrics.addr (like 127.0.0.1:9090) or metrics.pprof: false")
+	case m.Pprof && !Loopback(m.Addr):
+		add("metrics.pprof", "needs a loopback metrics.addr (like 127.0.0.1:9090), not %q: /debug/pprof shows goroutine stacks and heap with messages in flight, so it is served only on this machine; reach it with an SSH tunnel, or set metrics.pprof: false", m.Addr)
 	}
 }
