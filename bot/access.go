@@ -1,26 +1,64 @@
 package bot
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Access says who may drive the agent (access.allow_users, access.allow_chats,
-// access.admins).
+// access.admins, access.allow_external).
 //
 // The lists are closed by default: with every list empty nobody may use the
-// bot, because the agent can run commands on this machine. "*" in a list
-// allows everyone explicitly. An admin is allowed everywhere. In a group chat
-// either the chat being allowed or the sender being allowed is enough.
+// bot, because the agent can run commands on this machine. "*" in the allow
+// lists allows everyone explicitly; it never makes anyone an admin. An admin
+// is allowed everywhere. In a group chat either the chat being allowed or
+// the sender being allowed is enough. An external contact (External) is
+// refused, whatever the lists say, unless AllowExternal.
 type Access struct {
 	AllowUsers []string
 	AllowChats []string
 	Admins     []string
+	// AllowExternal lets external contacts in (access.allow_external).
+	AllowExternal bool
+	// Corp is the bot's own company id (wecom.app.corp_id) when known: a
+	// message naming it is not external. "" counts every named company as
+	// another.
+	Corp string
 }
 
 // Allowed reports whether m's sender may drive the agent in m's conversation.
 func (a Access) Allowed(m Message) bool {
+	if a.External(m) && !a.AllowExternal {
+		return false
+	}
 	if a.IsAdmin(m.User) || listed(a.AllowUsers, m.User) {
 		return true
 	}
 	return m.Conversation.Group && listed(a.AllowChats, m.Conversation.ID)
+}
+
+// External reports whether m comes from someone outside the bot's company:
+// the message names another company, or the sender's id is an external
+// userid.
+func (a Access) External(m Message) bool {
+	return (m.Corp != "" && m.Corp != a.Corp) || ExternalUserID(m.User)
+}
+
+// ExternalUserID reports whether id has the shape of a WeCom external
+// userid: 32 characters starting with "wm" (an external contact) or "wo" (a
+// WeChat user), which WeCom gives people outside the company. A member's
+// userid is the admin's choice, and one of exactly that shape would be a
+// strange choice.
+func ExternalUserID(id string) bool {
+	if len(id) != 32 || !(strings.HasPrefix(id, "wm") || strings.HasPrefix(id, "wo")) {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // Allowed reports whether m's sender may drive the agent in m's
@@ -28,8 +66,11 @@ func (a Access) Allowed(m Message) bool {
 // when taking a message costs something, such as fetching its files.
 func (e *Engine) Allowed(m Message) bool { return e.cfg.Access.Allowed(m) }
 
-// IsAdmin reports whether user is an admin.
-func (a Access) IsAdmin(user string) bool { return listed(a.Admins, user) }
+// IsAdmin reports whether user is an admin: named in Admins, never through
+// "*" (configs refuses it; this keeps a hand-built Access as safe).
+func (a Access) IsAdmin(user string) bool {
+	return user != "" && user != "*" && slices.Contains(a.Admins, user)
+}
 
 // Closed reports whether nobody at all may use the bot.
 func (a Access) Closed() bool {

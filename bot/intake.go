@@ -142,6 +142,9 @@ func repeated(m Message, recorded string) Receipt {
 // a command's output, or the note that it was empty.
 func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Message, text, cmd string, isCmd bool) (Receipt, error) {
 	switch {
+	case in.cfg.Access.External(m) && !in.cfg.Access.AllowExternal:
+		log.Info("refused: an external contact", "corp", m.Corp)
+		return in.show(ctx, ch, replyTo(m, ReplyFinished, textExternal))
 	case !in.cfg.Access.Allowed(m):
 		log.Info("refused: not on the access list")
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textRefused))

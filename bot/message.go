@@ -15,6 +15,10 @@ type Message struct {
 	Conversation Conversation
 	// User is the sender's user id.
 	User string
+	// Corp is the sender's company (WeCom from.corpid) when the platform
+	// names one: it does for people of another company, never for a bot's
+	// own members. Access refuses another company's unless AllowExternal.
+	Corp string
 	// Text is the message text with any @mention of the bot already removed
 	// (see StripMention).
 	Text string

@@ -9,8 +9,10 @@ import (
 
 // What the engine itself says. Kept together so the wording is consistent.
 const (
-	textThinking  = cards.ThinkingLine
-	textRefused   = "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."
+	textThinking = cards.ThinkingLine
+	textRefused  = "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."
+	// textExternal refuses an external contact (access.allow_external).
+	textExternal  = "Sorry, this bot takes messages only from members of its own company."
 	textEmpty     = "Send me a message to start, or /help for commands."
 	textQueueFull = "Too many messages are waiting in this conversation (%d). Send it again when the current ones are done, or /stop the running one."
 	textHelp      = "**Commands**\n" +

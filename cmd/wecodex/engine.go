@@ -86,6 +86,10 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 			AllowUsers: cfg.Access.AllowUsers,
 			AllowChats: cfg.Access.AllowChats,
 			Admins:     cfg.Access.Admins,
+			// External contacts: refused unless allowed; the app's corp id,
+			// when set, is the bot's own company.
+			AllowExternal: cfg.Access.AllowExternal,
+			Corp:          cfg.WeCom.App.CorpID,
 		},
 		Logger:   log,
 		Observer: obs,

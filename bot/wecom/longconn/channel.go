@@ -119,7 +119,7 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 		c.log.Info("event ignored", "event", cb.Event, "user", cb.UserID)
 		return bot.CallbackOK
 	}
-	m := bot.Message{ID: cb.MsgID, Conversation: cb.Conversation(), User: cb.UserID,
+	m := bot.Message{ID: cb.MsgID, Conversation: cb.Conversation(), User: cb.UserID, Corp: cb.CorpID,
 		Channel: Name, Reply: bot.ReplyTo{Ref: cb.ReqID}}
 	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
 	if len(cb.Media) > 0 && in.Allowed(m) {

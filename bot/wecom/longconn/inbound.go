@@ -17,6 +17,7 @@ type Inbound struct {
 	ChatType string // single | group
 	ChatID   string // group chatid ("" in single chat)
 	UserID   string
+	CorpID   string // from.corpid: set for people of another company only
 	Text     string // in groups without the leading @mention
 	Quote    string // what the quoted message said (wecom.Content.Quote)
 	// Media are the message's files, each with its own aeskey; not fetched.
@@ -52,6 +53,7 @@ type callbackBody struct {
 	ChatType string `json:"chattype"`
 	From     struct {
 		UserID string `json:"userid"`
+		CorpID string `json:"corpid"`
 	} `json:"from"`
 	MsgType string `json:"msgtype"`
 	Event   struct {
@@ -75,7 +77,7 @@ func ParseCallback(f Frame) (Inbound, error) {
 		return Inbound{}, fmt.Errorf("parse callback body: %w", err)
 	}
 	in := Inbound{ReqID: f.Headers.ReqID, MsgID: b.MsgID, ChatType: b.ChatType, ChatID: b.ChatID,
-		UserID: b.From.UserID, MsgType: b.MsgType}
+		UserID: b.From.UserID, CorpID: b.From.CorpID, MsgType: b.MsgType}
 	if in.ChatType == "" {
 		in.ChatType = "single"
 	}

@@ -64,3 +64,13 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+// from.corpid, which WeCom sends for people of another company, reaches the
+// message, so access can refuse an external contact.
+func TestParseCallbackKeepsTheSendersCorp(t *testing.T) {
+	in, err := ParseCallback(Frame{Cmd: CmdMsgCallback, Headers: Headers{ReqID: "R"},
+		Body: []byte(`{"msgid":"m","chattype":"single","from":{"userid":"bob","corpid":"wwTheirs"},"msgtype":"text","text":{"content":"hi"}}`)})
+	if err != nil || in.CorpID != "wwTheirs" || in.UserID != "bob" {
+		t.Fatalf("inbound %+v, %v", in, err)
+	}
+}

@@ -188,7 +188,7 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
 // removed the bot's @mention from a group message.
 func messageOf(cb wecom.Callback) bot.Message {
 	m := bot.Message{
-		ID: cb.MsgID, User: cb.UserID, Text: cb.Text,
+		ID: cb.MsgID, User: cb.UserID, Corp: cb.CorpID, Text: cb.Text,
 		Conversation: cb.Conversation(), Channel: Name, Reply: bot.ReplyTo{URL: cb.ResponseURL},
 	}
 	m.Text, m.Quote = wecom.Prompt(cb.Text, cb.Quote, len(cb.Media) > 0)
