@@ -27,20 +27,20 @@ func TestResponseURLServer(t *testing.T) {
 	if rs.URL("m1") != u || rs.URL("m2") == u {
 		t.Fatal("URL must be stable per message and distinct across messages")
 	}
-	if err := wecom.PostResponseURL(ctx, c, u, wecom.MarkdownMessage("the rest of the answer")); err != nil {
+	if err := wecom.PostResponseURL(ctx, loopback, c, u, wecom.MarkdownMessage("the rest of the answer")); err != nil {
 		t.Fatal(err)
 	}
 	// One POST per response_url.
-	err = wecom.PostResponseURL(ctx, c, u, wecom.MarkdownMessage("again"))
+	err = wecom.PostResponseURL(ctx, loopback, c, u, wecom.MarkdownMessage("again"))
 	var apiErr *wecom.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != ErrCodeResponseURLUsed {
 		t.Fatalf("second post: %v", err)
 	}
 	card := wecom.ResponseURLMessage{MsgType: "template_card", TemplateCard: json.RawMessage(`{"card_type":"text_notice"}`)}
-	if err := wecom.PostResponseURL(ctx, c, rs.URL("m2"), card); err != nil {
+	if err := wecom.PostResponseURL(ctx, loopback, c, rs.URL("m2"), card); err != nil {
 		t.Fatal(err)
 	}
-	err = wecom.PostResponseURL(ctx, c, rs.URL("m3"), wecom.ResponseURLMessage{MsgType: "text"})
+	err = wecom.PostResponseURL(ctx, loopback, c, rs.URL("m3"), wecom.ResponseURLMessage{MsgType: "text"})
 	if !errors.As(err, &apiErr) || apiErr.Code != ErrCodeInvalidMsgType {
 		t.Fatalf("text msgtype: %v", err)
 	}
@@ -83,9 +83,18 @@ func TestResponseURLExpires(t *testing.T) {
 	mu.Lock()
 	now = base.Add(ResponseURLValidity + time.Second)
 	mu.Unlock()
-	err = wecom.PostResponseURL(context.Background(), http.DefaultClient, u, wecom.MarkdownMessage("too late"))
+	err = wecom.PostResponseURL(context.Background(), loopback, http.DefaultClient, u, wecom.MarkdownMessage("too late"))
 	var apiErr *wecom.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != ErrCodeResponseURLUsed || apiErr.Msg != "response_url expired" {
 		t.Fatalf("expired: %v", err)
 	}
 }
+
+// loopback allows the fake, which listens on 127.0.0.1.
+var loopback = func() *wecom.AllowedHosts {
+	h, err := wecom.NewAllowedHosts("127.0.0.1")
+	if err != nil {
+		panic(err)
+	}
+	return h
+}()
