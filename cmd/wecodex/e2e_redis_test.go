@@ -35,8 +35,8 @@ func TestE2ERedisUnreachableAtStart(t *testing.T) {
 		Problems map[string]string `json:"problems"`
 	}
 	if err := json.Unmarshal([]byte(body), &ready); err != nil || code != 503 || ready.Ready ||
-		!strings.HasPrefix(ready.Problems["redis"], "Redis at "+srv.Addr()+" does not answer") {
-		t.Fatalf("/readyz = %d %s, want 503 naming Redis at %s", code, body, srv.Addr())
+		!strings.HasPrefix(ready.Problems["redis"], "Redis does not answer") || strings.Contains(body, srv.Addr()) {
+		t.Fatalf("/readyz = %d %s, want 503 saying Redis does not answer, without its address %s", code, body, srv.Addr())
 	}
 	msg := wecomtest.Message{MsgID: "msg-while-redis-is-down", From: "alice", Text: "is Redis back?"}
 	if _, err := b.sim.Send(ctx, msg); statusCode(err) != 500 {

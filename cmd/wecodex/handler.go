@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -98,7 +99,8 @@ func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			// The driver's own error is for the log only: it can name
 			// internal addresses and says nothing an admin can act on.
-			h.deps.Log.Warn("not ready", "problems", problems, "redis_err", redisErr)
+			h.deps.Log.Warn("not ready", "problems", problems, "redis_err", redisErr,
+				"redis_addr", h.deps.Config.Redis.Addr, "channel_states", h.rawStates())
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -141,8 +143,33 @@ func (h *readiness) redisProblem() string {
 	}
 	// One wording for a refusal and a timeout: which of the two a ping meets
 	// depends on how fast the driver's dial retries run, not on what is wrong.
-	return "Redis at " + strings.Join(addrs, ", ") + " does not answer: check redis.addr and redis.password, " +
-		"and that Redis is running and reachable from here (the log has the error)"
+	// No address: /readyz is answered to whoever reaches the listener, and
+	// the admin has the address in redis.addr and in the log.
+	return "Redis does not answer: check redis.addr and redis.password, " +
+		"and that Redis is running and reachable from here (the log has the address and the error)"
+}
+
+// rawStates is each channel's own state, for the log.
+func (h *readiness) rawStates() map[string]string {
+	out := map[string]string{}
+	for _, ch := range h.deps.Channels {
+		_, out[ch.name] = ch.status()
+	}
+	return out
+}
+
+// Addresses a channel's state may quote from an error: a URL, an IP with
+// or without its port, a name with its port.
+var (
+	urlInText  = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"']+`)
+	addrInText = regexp.MustCompile(`\[[0-9a-fA-F:.]+\](:\d+)?|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b|\b[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)*:\d{2,5}\b`)
+)
+
+// withoutAddresses is a state for /readyz: what a channel's error says,
+// with every address it quotes replaced (the log has them).
+func withoutAddresses(s string) string {
+	s = urlInText.ReplaceAllString(s, "(address in the log)")
+	return addrInText.ReplaceAllString(s, "(address in the log)")
 }
 
 // channels says where each configured channel stands, by name, and which
@@ -152,6 +179,7 @@ func (h *readiness) channels() (states, down map[string]string) {
 	states, down = map[string]string{aibotName: "off"}, map[string]string{}
 	for _, ch := range h.deps.Channels {
 		ready, state := ch.status()
+		state = withoutAddresses(state)
 		states[ch.name] = state
 		if !ready {
 			down[ch.name] = state

@@ -13,8 +13,9 @@ import (
 	"time"
 )
 
-// /readyz names an unreachable Redis in words an admin can act on; the
-// driver's own error goes to the log at warn, never into the answer.
+// /readyz names an unreachable Redis in words an admin can act on, and no
+// address (whoever reaches the listener reads it); the address and the
+// driver's own error go to the log at warn, never into the answer.
 func TestReadyzNamesAnUnreachableRedis(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -27,7 +28,7 @@ func TestReadyzNamesAnUnreachableRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, stop := startServe(t, "redis:\n  addr: "+addr+"\nagent:\n  codex:\n    bin: "+self+"\n")
-	want := `{"ready":false,"problems":{"redis":"Redis at ` + addr + ` does not answer: check redis.addr and redis.password, and that Redis is running and reachable from here (the log has the error)"},"channels":{"wecom_aibot":"off"}}` + "\n"
+	want := `{"ready":false,"problems":{"redis":"Redis does not answer: check redis.addr and redis.password, and that Redis is running and reachable from here (the log has the address and the error)"},"channels":{"wecom_aibot":"off"}}` + "\n"
 	if code, body := get(t, base+"/readyz"); code != 503 || body != want {
 		t.Errorf("/readyz = %d %s\nwant 503 %s", code, body, want)
 	}
@@ -41,7 +42,7 @@ func TestReadyzNamesAnUnreachableRedis(t *testing.T) {
 	// The driver retries its dials, so on a busy machine the ping's deadline
 	// may come before the refusal: either is the driver's own error.
 	driverErr := fmt.Sprint(notReady["redis_err"])
-	if notReady == nil || notReady["level"] != "WARN" ||
+	if notReady == nil || notReady["level"] != "WARN" || notReady["redis_addr"] != addr ||
 		!strings.Contains(driverErr, "connection refused") && !strings.Contains(driverErr, "deadline exceeded") {
 		t.Fatalf("no WARN 'not ready' line with the driver's error; logs: %v", logs)
 	}
