@@ -69,5 +69,6 @@ func (in *intake) status(ctx context.Context, conv string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("/status of %s: %w", conv, err)
 	}
-	return textStatus(token != 0, replica, len(waiting), session), nil
+	in.log.Info("status", "conv", conv, "replica", replica, "session", session, "waiting", len(waiting))
+	return textStatus(token != 0, len(waiting), session != ""), nil
 }

@@ -38,13 +38,17 @@ const (
 // the words, so a reader of frames (the playground) knows the position.
 func textQueued(position int) string { return cards.QueuedLine(position) }
 
-func textStatus(running bool, replica string, waiting int, session string) string {
+// textStatus answers /status: whether a turn runs, how many wait, whether a
+// session exists. It names no replica and no session id: those are the
+// server's insides, which the log has (the user needs neither to act).
+func textStatus(running bool, waiting int, hasSession bool) string {
 	turn := "idle"
 	if running {
-		turn = "running (replica " + replica + ")"
+		turn = "running"
 	}
-	if session == "" {
-		session = "none yet (the next message starts one)"
+	session := "none yet (the next message starts one)"
+	if hasSession {
+		session = "started (/new starts a fresh one)"
 	}
 	return fmt.Sprintf("**Status**\n- turn: %s\n- waiting: %d\n- session: %s", turn, waiting, session)
 }
