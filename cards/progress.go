@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -89,9 +90,15 @@ type progressShape struct {
 	think bool // keep the text from closing the <think> block early
 }
 
+// thinkEndAnyCase is every spelling a client's parser may take for the end
+// of the <think> block: any case, spaces inside the tag. Progress quotes
+// what users asked for (commands, file names), so a user could otherwise
+// end the block early and write below it as if the bot did.
+var thinkEndAnyCase = regexp.MustCompile(`(?i)<\s*/\s*think\s*>`)
+
 func (p progressShape) dress(s string) string {
-	if p.think && strings.Contains(s, ThinkEnd) {
-		s = strings.ReplaceAll(s, ThinkEnd, EscapedThinkEnd)
+	if p.think && strings.Contains(s, "<") {
+		s = thinkEndAnyCase.ReplaceAllLiteralString(s, EscapedThinkEnd)
 	}
 	if p.quote {
 		s = "> " + strings.ReplaceAll(s, "\n", "\n> ")
