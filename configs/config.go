@@ -180,6 +180,9 @@ type CodexConfig struct {
 	// CA certificates); the commands Codex runs get these names too, except
 	// those that look like secrets (*KEY*, *SECRET*, *TOKEN*).
 	Env map[string]string `mapstructure:"env"`
+	// EnvFile adds to Env each variable's value from a file: the _file
+	// twin of Env, for a provider's key (see readEnvFiles).
+	EnvFile map[string]string `mapstructure:"env_file"`
 }
 
 // ACPConfig is the agent.acp.* section, used when agent.kind is acp.
@@ -188,6 +191,9 @@ type ACPConfig struct {
 	// Env is added to the agent's environment, which otherwise holds only
 	// an allow-listed part of wecodex's, as agent.codex.env is to Codex's.
 	Env map[string]string `mapstructure:"env"`
+	// EnvFile adds to Env each variable's value from a file, as
+	// agent.codex.env_file does.
+	EnvFile map[string]string `mapstructure:"env_file"`
 }
 
 // AccessConfig is the access.* section: who may drive the agent.

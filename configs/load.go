@@ -94,6 +94,7 @@ func Load(path string) (*Config, []Warning, error) {
 		}
 	}
 	ps = append(ps, readSecretFiles(cfg)...)
+	ps = append(ps, readEnvFiles(cfg)...)
 	warns, typos := unknownKeys(raw, keys)
 	ps = append(ps, typos...)
 	ps = append(ps, unknownEnv(os.Environ(), keys)...)

@@ -3,6 +3,7 @@ package configs
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 )
 
@@ -47,17 +48,65 @@ func readSecretFiles(c *Config) Problems {
 			*s.value = ""
 			continue
 		}
-		b, err := os.ReadFile(s.path)
-		if err != nil {
-			ps = append(ps, Problem{fileKey, fmt.Sprintf("cannot read %s: %v", s.path, rootCause(err))})
-			continue
+		if v, ok := readSecret(fileKey, s.key, s.path, &ps); ok {
+			*s.value = v
 		}
-		v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
-		if v == "" {
-			ps = append(ps, Problem{fileKey, fmt.Sprintf("%s is empty; it must hold %s", s.path, s.key)})
-			continue
+	}
+	return ps
+}
+
+// readSecret reads the secret what from the file at path that key names:
+// its content less one trailing newline. An unreadable or empty file is a
+// Problem on key.
+func readSecret(key, what, path string, ps *Problems) (string, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		*ps = append(*ps, Problem{key, fmt.Sprintf("cannot read %s: %v", path, rootCause(err))})
+		return "", false
+	}
+	v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if v == "" {
+		*ps = append(*ps, Problem{key, fmt.Sprintf("%s is empty; it must hold %s", path, what)})
+		return "", false
+	}
+	return v, true
+}
+
+// readEnvFiles adds agent.codex.env_file and agent.acp.env_file to their
+// env maps: each variable's value read from its file, as readSecretFiles
+// reads a secret. A name in both maps is a Problem; a name validateAgentEnv
+// refuses (a WECODEX_ one) is left to it, and its file never read.
+func readEnvFiles(c *Config) Problems {
+	var ps Problems
+	for _, m := range []struct {
+		key   string
+		env   *map[string]string
+		files map[string]string
+	}{
+		{"agent.codex.env", &c.Agent.Codex.Env, c.Agent.Codex.EnvFile},
+		{"agent.acp.env", &c.Agent.ACP.Env, c.Agent.ACP.EnvFile},
+	} {
+		names := make([]string, 0, len(m.files))
+		for name := range m.files {
+			names = append(names, name)
 		}
-		*s.value = v
+		sort.Strings(names)
+		for _, name := range names {
+			fileKey := m.key + "_file." + name
+			if _, bad := agentEnvProblem(m.key+"_file", name); bad != "" {
+				continue // validateAgentEnv says why; never read
+			}
+			if _, set := (*m.env)[name]; set {
+				ps = append(ps, Problem{fileKey, fmt.Sprintf("is set and so is %s.%s: set one of them", m.key, name)})
+				continue
+			}
+			if v, ok := readSecret(fileKey, name, m.files[name], &ps); ok {
+				if *m.env == nil {
+					*m.env = map[string]string{}
+				}
+				(*m.env)[name] = v
+			}
+		}
 	}
 	return ps
 }

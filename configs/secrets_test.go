@@ -125,3 +125,67 @@ func TestSecretFiles(t *testing.T) {
 		})
 	}
 }
+
+func TestAgentEnvFiles(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key")
+	if err := os.WriteFile(key, []byte("sk-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	for _, tc := range []struct {
+		name      string
+		yaml      string
+		env       map[string]string
+		codex, ac map[string]string
+		ps        []Problem
+	}{
+		{
+			name:  "values from files join env",
+			yaml:  "agent:\n  codex:\n    env:\n      GOPROXY: off\n    env_file:\n      Provider_Key: " + key + "\n  acp:\n    env_file:\n      OPENAI_API_KEY: " + key + "\n",
+			codex: map[string]string{"GOPROXY": "off", "Provider_Key": "sk-from-file"},
+			ac:    map[string]string{"OPENAI_API_KEY": "sk-from-file"},
+		},
+		{
+			name:  "from the environment",
+			env:   map[string]string{"WECODEX_AGENT_CODEX_ENV_FILE": "PROVIDER_KEY=" + key},
+			codex: map[string]string{"PROVIDER_KEY": "sk-from-file"},
+		},
+		{
+			name:  "a name in both",
+			yaml:  "agent:\n  codex:\n    env:\n      K: v\n    env_file:\n      K: " + key + "\n",
+			codex: map[string]string{"K": "v"},
+			ps:    []Problem{{"agent.codex.env_file.K", "is set and so is agent.codex.env.K: set one of them"}},
+		},
+		{
+			name: "missing, empty and wecodex's own",
+			yaml: "agent:\n  codex:\n    env_file:\n      A: " + missing + "\n      B: " + empty + "\n      WECODEX_REDIS_PASSWORD: " + missing + "\n",
+			ps: []Problem{
+				{"agent.codex.env_file.A", "cannot read " + missing + ": no such file or directory"},
+				{"agent.codex.env_file.B", empty + " is empty; it must hold B"},
+				{"agent.codex.env_file.WECODEX_REDIS_PASSWORD", "is one of wecodex's own variables (its configuration and secrets), which never reach the agent; remove it from agent.codex.env_file"},
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			cfg, _, err := Check(writeConfig(t, tc.yaml))
+			var ps Problems
+			if err != nil && !errors.As(err, &ps) {
+				t.Fatalf("Check: %v", err)
+			}
+			if !reflect.DeepEqual([]Problem(ps), tc.ps) {
+				t.Fatalf("problems:\n got %q\nwant %q", ps, tc.ps)
+			}
+			if !reflect.DeepEqual(cfg.Agent.Codex.Env, tc.codex) || !reflect.DeepEqual(cfg.Agent.ACP.Env, tc.ac) {
+				t.Errorf("agent.codex.env %q, agent.acp.env %q; want %q, %q", cfg.Agent.Codex.Env, cfg.Agent.ACP.Env, tc.codex, tc.ac)
+			}
+		})
+	}
+}

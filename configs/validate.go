@@ -212,7 +212,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	validateAgentEnv("agent.codex.env", g.Codex.Env, add)
+	validateAgentEnv("agent.codex.env_file", g.Codex.EnvFile, add)
 	validateAgentEnv("agent.acp.env", g.ACP.Env, add)
+	validateAgentEnv("agent.acp.env_file", g.ACP.EnvFile, add)
 	required("agent.workspace_root", g.WorkspaceRoot, "(the directory under which each conversation gets its own working directory)")
 	positive("agent.turn_timeout", g.TurnTimeout)
 	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)

@@ -153,7 +153,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restart
 		}
 		return codex.New(codex.Options{
 			Bin:             c.Bin,
-			Config:          withCommandEnvPolicy(c.Config, c.Env),
+			Config:          withCommandEnvPolicy(c),
 			Env:             env,
 			Sandbox:         c.Sandbox,
 			ApprovalPolicy:  c.ApprovalPolicy,

@@ -18,16 +18,21 @@ import (
 
 // TestCommandEnvPolicyHoldsWhenCodexHasSecrets: with wecodex's shell policy
 // the real Codex passes its commands neither a name that looks like a secret
-// nor a WECODEX_ one nor CODEX_HOME, even when its own environment holds
-// them (here given to it directly, past the allow-list), and still passes
-// PATH, HOME and the names agent.codex.env lists.
+// nor one from agent.codex.env_file nor a WECODEX_ one nor CODEX_HOME, even
+// when its own environment holds them (here given to it directly, past the
+// allow-list), and still passes PATH, HOME and the names agent.codex.env
+// lists.
 func TestCommandEnvPolicyHoldsWhenCodexHasSecrets(t *testing.T) {
 	h := codextest.Start(t, sm.Sequence(
 		sm.Reply(sm.ExecCommand("call_env", "env")),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Listed.")),
 	))
-	listed := map[string]string{"LISTED_BY_ADMIN": "from-agent-codex-env", "PROVIDER_API_KEY": "secret-provider-key"}
-	env, err := codexEnv(configs.CodexConfig{Home: h.Home, Env: listed})
+	// As Load leaves them: env_file's values are in Env too.
+	c := configs.CodexConfig{Home: h.Home,
+		Env:     map[string]string{"LISTED_BY_ADMIN": "from-agent-codex-env", "PROVIDER_API_KEY": "secret-provider-key", "PROVIDER_PASS": "secret-from-file"},
+		EnvFile: map[string]string{"PROVIDER_PASS": "/run/credentials/wecodex.service/provider_pass"},
+	}
+	env, err := codexEnv(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +40,7 @@ func TestCommandEnvPolicyHoldsWhenCodexHasSecrets(t *testing.T) {
 		"SOME_API_KEY=secret-some-api-key", "FOO_TOKEN=secret-foo-token", "AWS_SECRET_ACCESS_KEY=secret-aws"}
 	a := codex.New(codex.Options{
 		Bin:    h.Bin,
-		Config: withCommandEnvPolicy(nil, listed),
+		Config: withCommandEnvPolicy(c),
 		Env:    append(append(env, "HOME="+h.ShellHome), secrets...),
 	})
 	t.Cleanup(func() { _ = a.Close() })
@@ -56,7 +61,7 @@ func TestCommandEnvPolicyHoldsWhenCodexHasSecrets(t *testing.T) {
 	if !ok || !strings.Contains(out, "Process exited with code 0") {
 		t.Fatalf("env did not run: %q", out)
 	}
-	for _, leak := range append(secrets, "WECODEX_", "CODEX_HOME=", h.Home, "PROVIDER_API_KEY", "secret-") {
+	for _, leak := range append(secrets, "WECODEX_", "CODEX_HOME=", h.Home, "PROVIDER_API_KEY", "PROVIDER_PASS", "secret-") {
 		name, _, _ := strings.Cut(leak, "=")
 		if strings.Contains(out, name) {
 			t.Errorf("the command saw %q:\n%s", name, out)
@@ -88,12 +93,16 @@ func (discardSink) Notice(acpbridge.Notice)  {}
 // TestCommandEnvPolicyOverrides: the policy as Codex's -c overrides, the
 // admin's own agent.codex.config keys winning.
 func TestCommandEnvPolicyOverrides(t *testing.T) {
-	got := withCommandEnvPolicy(map[string]string{"model": "gpt-5", "shell_environment_policy.inherit": "core"}, map[string]string{"ZED": "1", "GOPROXY": "off"})
+	got := withCommandEnvPolicy(configs.CodexConfig{
+		Config:  map[string]string{"model": "gpt-5", "shell_environment_policy.inherit": "core"},
+		Env:     map[string]string{"ZED": "1", "GOPROXY": "off", "PASS": "from a file"},
+		EnvFile: map[string]string{"PASS": "/run/secrets/pass"},
+	})
 	want := map[string]string{
 		"model":                            "gpt-5",
 		"shell_environment_policy.inherit": "core",
 		"shell_environment_policy.ignore_default_excludes": "false",
-		"shell_environment_policy.exclude":                 `["WECODEX_*"]`,
+		"shell_environment_policy.exclude":                 `["WECODEX_*","PASS"]`,
 		"shell_environment_policy.include_only": `["PATH","HOME","USER","LOGNAME","SHELL","LANG","LANGUAGE","LC_*","TZ","TMPDIR",` +
 			`"HTTP_PROXY","HTTPS_PROXY","NO_PROXY","ALL_PROXY","http_proxy","https_proxy","no_proxy","all_proxy",` +
 			`"SSL_CERT_FILE","SSL_CERT_DIR","NODE_EXTRA_CA_CERTS","GOPROXY","ZED"]`,
