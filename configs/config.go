@@ -173,7 +173,8 @@ type CodexConfig struct {
 	Home string `mapstructure:"home"`
 	// ContinueInterrupted carries a turn on after Codex hung or died under
 	// it: its thread is resumed on the restarted app-server and continued
-	// in one more turn. false fails the turn with one line instead.
+	// in one more turn. false fails the turn with one line instead. It is
+	// read for agent.kind acp too (an agent that can load sessions).
 	ContinueInterrupted bool `mapstructure:"continue_interrupted"`
 	// Env is added to the app-server's environment, which otherwise holds
 	// only an allow-listed part of wecodex's (PATH, HOME, locale, proxies,

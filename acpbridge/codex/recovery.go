@@ -44,29 +44,17 @@ func resent(method string, err error) bool {
 	return errors.Is(err, ErrAppServerExited) && !tookEffect(method, false, false)
 }
 
-// continuationPrompt starts the one turn that carries on a turn the
-// app-server's exit cut off. It says what Codex's own recovery prompt says
-// (codex app-server's daemon recovery, "The server restarted and
-// interrupted the previous turn…"): the conversation is saved, the work is
-// unfinished, and some of it may be done already.
-const continuationPrompt = "Codex restarted and interrupted your previous turn. " +
-	"Continue the unfinished work from the saved conversation. " +
-	"Check the current state before repeating actions that may already have completed."
-
-// What a card's progress says when its turn carries on after the
-// app-server hung or died, by cause.
+// The continuation turn's prompt and the card's line for it are the
+// agent domain's, shared with the external client.
 const (
-	noticeContinuedHung    = "Codex stopped answering and was restarted; the work continues."
-	noticeContinuedCrashed = "Codex stopped unexpectedly and was restarted; the work continues."
+	continuationPrompt     = acpbridge.ContinuationPrompt
+	noticeContinuedHung    = acpbridge.NoticeContinuedHung
+	noticeContinuedCrashed = acpbridge.NoticeContinuedCrashed
 )
 
 // continuedNotice is the progress line for a turn continued after err.
 func continuedNotice(err error) acpbridge.Notice {
-	text := noticeContinuedCrashed
-	if errors.Is(err, ErrAppServerHung) {
-		text = noticeContinuedHung
-	}
-	return acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: text}
+	return acpbridge.ContinuedNotice(errors.Is(err, ErrAppServerHung))
 }
 
 // errFaultedAgain fails a turn whose app-server exited a second time: one

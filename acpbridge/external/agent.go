@@ -81,6 +81,11 @@ type Options struct {
 	// OnRestart, when set, is called each time the process is started again
 	// after it died (for metrics); it must not block.
 	OnRestart func()
+	// FailInterrupted fails a turn the process's death or hang cut off,
+	// with one line asking for the message again, instead of restarting
+	// the agent, reloading the session and continuing the turn in one more
+	// prompt (only an agent that can load sessions is continued).
+	FailInterrupted bool
 }
 
 // Agent is an Agent backed by an ACP agent subprocess, such as
@@ -377,23 +382,76 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, prompt acpbridge.P
 	a.mu.Unlock()
 
 	reason, err := a.runTurn(ctx, p, s, turn, agentID, blocks)
-	// However the turn ended, nothing may stay waiting on a decision for it.
+	cancelled := a.endTurn(turn)
+	// Whatever the agent sent before the turn ended reaches the sink first.
+	if ferr := s.queue.flush(context.WithoutCancel(ctx)); ferr != nil && err == nil {
+		err = ferr
+	}
+	if !a.continues(ctx, p, err, cancelled) {
+		return reason, err
+	}
+	return a.continueTurn(ctx, s, sink, err)
+}
+
+// endTurn answers what still waits on a decision for turn (however it
+// ended) and reports whether the turn was cancelled.
+func (a *Agent) endTurn(turn *extTurn) (cancelled bool) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	cancelled = turn.cancelled
 	turn.cancelled = true
 	for k, cancel := range turn.perms {
 		cancel()
 		delete(turn.perms, k)
 	}
+	return cancelled
+}
+
+// continues reports whether a turn that ended with err on p carries on in
+// a new process: the process died or hung under it, the turn was not
+// cancelled, and the agent can load the session back.
+func (a *Agent) continues(ctx context.Context, p *agentProc, err error, cancelled bool) bool {
+	fault := errors.Is(err, ErrAgentExited) || errors.Is(err, ErrAgentHung)
+	return fault && !cancelled && ctx.Err() == nil && !a.opts.FailInterrupted && p.caps.LoadSession
+}
+
+// continueTurn carries on the turn of s that fault cut off: it restarts the
+// agent, reloads the session and prompts it once with the continuation
+// prompt, on the same sink, whose card gets one line saying so. A second
+// fault fails the turn.
+func (a *Agent) continueTurn(ctx context.Context, s *extSession, sink acpbridge.Sink, fault error) (acp.StopReason, error) {
+	a.log.Warn("agent ended mid-turn; continuing the turn in a new process", "session", s.id, "err", fault)
+	sink.Notice(acpbridge.ContinuedNotice(errors.Is(fault, ErrAgentHung)))
+	a.mu.Lock()
+	s.turn = nil // a Cancel during the reload is remembered (cancelEarly)
 	a.mu.Unlock()
-	// Whatever the agent sent before the turn ended reaches the sink first.
+	p, err := a.attach(ctx, s, nil)
+	if err != nil {
+		return "", err
+	}
+	turn := &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
+	a.mu.Lock()
+	if s.cancelEarly {
+		a.mu.Unlock()
+		return acp.StopReasonCancelled, nil
+	}
+	s.turn, s.sink = turn, sink
+	agentID := s.agentID
+	a.mu.Unlock()
+	reason, err := a.runTurn(ctx, p, s, turn, agentID, []acp.ContentBlock{acp.TextBlock(acpbridge.ContinuationPrompt)})
+	a.endTurn(turn)
 	if ferr := s.queue.flush(context.WithoutCancel(ctx)); ferr != nil && err == nil {
 		err = ferr
+	}
+	if errors.Is(err, ErrAgentExited) || errors.Is(err, ErrAgentHung) {
+		return "", fmt.Errorf("prompt: %w again while the interrupted work continued; send the message again", faultOf(err))
 	}
 	return reason, err
 }
 
 // attach makes sure s is live in the running process, restarting the process
-// and reloading (or recreating) the session when needed.
+// and reloading (or recreating) the session when needed; sink, when not nil,
+// is told the session was reloaded.
 func (a *Agent) attach(ctx context.Context, s *extSession, sink acpbridge.Sink) (*agentProc, error) {
 	p, _, err := a.ensureProc(ctx)
 	if err != nil {
@@ -409,7 +467,9 @@ func (a *Agent) attach(ctx context.Context, s *extSession, sink acpbridge.Sink) 
 		if err := a.loadInto(ctx, p, s, nil); err != nil {
 			return nil, fmt.Errorf("prompt: the agent restarted and could not reload the session: %w", err)
 		}
-		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "The agent was restarted; this conversation's session was reloaded."})
+		if sink != nil {
+			sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "The agent was restarted; this conversation's session was reloaded."})
+		}
 		return p, nil
 	}
 	newID, err := a.newAgentSession(ctx, p, s.ws.Dir())
@@ -452,7 +512,7 @@ func (a *Agent) runTurn(ctx context.Context, p *agentProc, s *extSession, turn *
 				if ctx.Err() != nil {
 					return "", fmt.Errorf("prompt: %w", ctx.Err())
 				}
-				return "", fmt.Errorf("prompt: %w", a.turnError(p, r.err))
+				return "", a.turnError(p, r.err)
 			}
 			return r.resp.StopReason, nil
 		case <-p.exited:
@@ -464,7 +524,7 @@ func (a *Agent) runTurn(ctx context.Context, p *agentProc, s *extSession, turn *
 				}
 			default:
 			}
-			return "", fmt.Errorf("prompt: %w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr))
+			return "", acpbridge.E(acpbridge.KindCrashed, fmt.Errorf("prompt: %w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr)))
 		case <-turn.activity:
 			resetTimer(hang, a.opts.HangTimeout)
 		case <-hang.C:
@@ -479,7 +539,7 @@ func (a *Agent) runTurn(ctx context.Context, p *agentProc, s *extSession, turn *
 			}
 			a.log.Warn("agent hung; killing it", "session", s.id, "hang_timeout", a.opts.HangTimeout)
 			p.kill()
-			return "", fmt.Errorf("prompt: %w: nothing for %s, so it was stopped; the next message restarts it", ErrAgentHung, a.opts.HangTimeout)
+			return "", acpbridge.E(acpbridge.KindHung, fmt.Errorf("prompt: %w: nothing for %s, so it was stopped; the next message restarts it", ErrAgentHung, a.opts.HangTimeout))
 		}
 	}
 }
@@ -494,7 +554,7 @@ func (a *Agent) turnError(p *agentProc, err error) error {
 	select {
 	case <-p.conn.Done():
 	default:
-		return requestError(err)
+		return fmt.Errorf("prompt: %w", requestError(err))
 	}
 	// The output closed; the exit status, when the process is dying, says
 	// more than that.
@@ -502,9 +562,9 @@ func (a *Agent) turnError(p *agentProc, err error) error {
 	defer t.Stop()
 	select {
 	case <-p.exited:
-		return fmt.Errorf("%w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr))
+		return acpbridge.E(acpbridge.KindCrashed, fmt.Errorf("prompt: %w (%s) mid-turn; the next message restarts it", ErrAgentExited, exitStatus(p.waitErr)))
 	case <-t.C:
-		return fmt.Errorf("%w: it closed its output mid-turn; the next message restarts it", ErrAgentExited)
+		return acpbridge.E(acpbridge.KindCrashed, fmt.Errorf("prompt: %w: it closed its output mid-turn; the next message restarts it", ErrAgentExited))
 	}
 }
 
@@ -594,3 +654,12 @@ func (a *Agent) Close() error {
 }
 
 var _ acpbridge.Agent = (*Agent)(nil)
+
+// faultOf is the sentinel (exited or hung) and kind of a process fault, for
+// the error of a turn it cut off a second time.
+func faultOf(err error) error {
+	if errors.Is(err, ErrAgentHung) {
+		return acpbridge.E(acpbridge.KindHung, ErrAgentHung)
+	}
+	return acpbridge.E(acpbridge.KindCrashed, ErrAgentExited)
+}

@@ -202,9 +202,10 @@ func TestWecodexCodexACP(t *testing.T) {
 	}
 }
 
-// TestExternalAgentCrashMidTurn kills the agent process mid-answer: the turn
-// ends with a clear error, and the next message runs on a new process with
-// the session reloaded.
+// TestExternalAgentCrashMidTurn kills the agent process mid-answer: with
+// FailInterrupted (continue_interrupted: false) the turn ends with a clear
+// error, and the next message runs on a new process with the session
+// reloaded.
 func TestExternalAgentCrashMidTurn(t *testing.T) {
 	gate := sm.NewGate()
 	t.Cleanup(gate.Release)
@@ -215,7 +216,7 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 	h.AllowServerErrors() // the held request dies with the agent
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	a := startWecodexACP(t, ctx, h, external.Options{})
+	a := startWecodexACP(t, ctx, h, external.Options{FailInterrupted: true})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)
@@ -280,8 +281,8 @@ func TestExternalAgentCrashMidTurn(t *testing.T) {
 }
 
 // TestExternalAgentHang stops the agent process (SIGSTOP) mid-answer: after
-// the hang timeout the turn ends with an error, the process is killed, and
-// the next message works.
+// the hang timeout the turn ends with an error (FailInterrupted), the
+// process is killed, and the next message works.
 func TestExternalAgentHang(t *testing.T) {
 	gate := sm.NewGate()
 	t.Cleanup(gate.Release)
@@ -292,7 +293,7 @@ func TestExternalAgentHang(t *testing.T) {
 	h.AllowServerErrors()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	a := startWecodexACP(t, ctx, h, external.Options{HangTimeout: 3 * time.Second})
+	a := startWecodexACP(t, ctx, h, external.Options{HangTimeout: 3 * time.Second, FailInterrupted: true})
 	id, err := a.NewSession(ctx, h.Workspace)
 	if err != nil {
 		t.Fatal(err)

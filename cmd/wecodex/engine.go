@@ -140,6 +140,8 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restart
 			ClientVersion: version,
 			Log:           log,
 			OnRestart:     restarted,
+			// The one switch for both kinds of agent.
+			FailInterrupted: !cfg.Agent.Codex.ContinueInterrupted,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("start agent.acp.command: %w", err)
