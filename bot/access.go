@@ -24,7 +24,15 @@ type Access struct {
 	// message naming it is not external. "" counts every named company as
 	// another.
 	Corp string
+	// Approvers (access.approvers) decide requests to leave the sandbox;
+	// empty means the admins. The entry ApproverRequester lets the user who
+	// asked decide too.
+	Approvers []string
 }
+
+// ApproverRequester, in Access.Approvers, lets the user who asked decide
+// their own request (but not /approve always, which is an approver's).
+const ApproverRequester = "requester"
 
 // Allowed reports whether m's sender may drive the agent in m's conversation.
 func (a Access) Allowed(m Message) bool {
@@ -70,6 +78,40 @@ func (e *Engine) Allowed(m Message) bool { return e.cfg.Access.Allowed(m) }
 // "*" (configs refuses it; this keeps a hand-built Access as safe).
 func (a Access) IsAdmin(user string) bool {
 	return user != "" && user != "*" && slices.Contains(a.Admins, user)
+}
+
+// approvers are the userids who decide requests to leave the sandbox: the
+// ones access.approvers names, or the admins when it names none.
+func (a Access) approvers() []string {
+	var named []string
+	for _, u := range a.Approvers {
+		if u != ApproverRequester {
+			named = append(named, u)
+		}
+	}
+	if len(named) == 0 {
+		return a.Admins
+	}
+	return named
+}
+
+// IsApprover reports whether user decides requests to leave the sandbox,
+// whoever asked.
+func (a Access) IsApprover(user string) bool {
+	return user != "" && user != "*" && slices.Contains(a.approvers(), user)
+}
+
+// requesterDecides reports whether the user who asked may decide too.
+func (a Access) requesterDecides() bool { return slices.Contains(a.Approvers, ApproverRequester) }
+
+// mayDecide reports whether user may decide a request requester asked:
+// once (always false) or for the rest of the session (always true), which
+// is an approver's alone.
+func (a Access) mayDecide(user, requester string, always bool) bool {
+	if a.IsApprover(user) {
+		return true
+	}
+	return !always && user != "" && user == requester && a.requesterDecides()
 }
 
 // Closed reports whether nobody at all may use the bot.

@@ -19,11 +19,17 @@ const DefaultApprovalTimeout = 10 * time.Minute
 
 // ApprovalStore records approval requests and their decisions, shared by
 // every replica: the turn waits on one replica, the decision may arrive on
-// any. Ids are per conversation and never reused, so a decision naming one
-// cannot decide a later request.
+// any. Ids are shared by every conversation and never reused, so an id alone
+// names one request (an approver decides it from their own chat), and a
+// decision naming one cannot decide a later request.
 type ApprovalStore interface {
 	OpenApproval(ctx context.Context, conv string, request []byte) (id int64, err error)
 	PendingApprovals(ctx context.Context, conv string) (ids []int64, requests [][]byte, err error)
+	// ApprovalOwner is the conversation of request id, "" when unknown.
+	ApprovalOwner(ctx context.Context, id int64) (conv string, err error)
+	// AllPendingApprovals is every conversation's pending requests, oldest
+	// first.
+	AllPendingApprovals(ctx context.Context) (convs []string, ids []int64, requests [][]byte, err error)
 	// DecideApproval records decision if id is still pending; current is
 	// the decision recorded (this one or the first), request the request.
 	DecideApproval(ctx context.Context, conv string, id int64, decision []byte) (decided bool, current, request []byte, err error)
@@ -52,6 +58,14 @@ type ApprovalAsk struct {
 	// working directory, or the files a patch touches.
 	What string
 	Turn Turn
+	// Approvers are the userids who decide it wherever they are: a channel
+	// that can push sends each of them the ask card in their 1:1 chat.
+	Approvers []string
+	// Deciders says who may decide, for the progress line: "an admin",
+	// "dave or erin", "alice (or an admin)".
+	Deciders string
+	// For says it on a button card's title: "an admin", "alice or an admin".
+	For string
 }
 
 // ApprovalDecision is how a request was decided, and by whom ("" for a
@@ -161,7 +175,8 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 		s.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (" + textApprovalStoreDown + ")"})
 		return pick(req, VerdictDeny)
 	}
-	ask := ApprovalAsk{ID: id, Conversation: s.turn.conversation(), Requester: rec.Requester, What: short, Turn: s.turn.turn()}
+	ask := ApprovalAsk{ID: id, Conversation: s.turn.conversation(), Requester: rec.Requester, What: short, Turn: s.turn.turn(),
+		Approvers: a.cfg.Access.approvers(), Deciders: a.cfg.Access.asked(rec.Requester), For: a.cfg.Access.forCard(rec.Requester)}
 	d := a.await(ctx, s, ask, full)
 	a.log.Info("approval decided", "conv", ask.Conversation.Key(), "approval", id, "verdict", string(d.Verdict),
 		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
@@ -209,6 +224,10 @@ func (a *approvals) await(ctx context.Context, s *askingSink, ask ApprovalAsk, f
 	hint := textApprovalHint(ask.ID)
 	if ap, ok := s.ch.(Approver); ok {
 		hint = ap.AskApproval(wctx, ask)
+	}
+	if !a.cfg.Access.requesterDecides() {
+		// The requester cannot decide: the card says who does, and how.
+		hint = textApproverHint(ask)
 	}
 	w.status = cards.WaitingApproval(textApprovalStatus(ask, hint))
 	s.Notice(acpbridge.Notice{Level: acpbridge.NoticeInfo, Text: textApprovalAsked(ask, full)})

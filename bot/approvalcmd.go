@@ -26,7 +26,7 @@ type DecideOutcome uint8
 const (
 	DecidedNow     DecideOutcome = iota + 1 // this call decided the request
 	AlreadyDecided                          // it was decided before; Decision is that one
-	NotYours                                // only the requester or an admin may decide it
+	NotYours                                // only an approver (or the requester, when allowed) may decide it
 	NothingDecided                          // no such request is waiting
 )
 
@@ -63,12 +63,24 @@ func parseDecision(cmd, text string) (v Verdict, id int64, ok bool) {
 	return v, id, true
 }
 
-// decide records user's verdict on request id of conv (0: the oldest
-// waiting). Only the user who asked, or an admin, may decide; anyone else is
-// told who may.
+// decide records user's verdict on request id (0: the oldest waiting in
+// conv). An id names its conversation, so an approver decides from any
+// chat; without one the decision is about conv's own requests. Only an
+// approver (access.approvers), or the requester when access.approvers lists
+// "requester", may decide, and /approve always is an approver's alone;
+// anyone else is told who may, and nothing is decided.
 func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v Verdict) (Decided, error) {
 	if a.store == nil {
 		return Decided{Outcome: NothingDecided, ID: id, Text: textNothingWaiting}, nil
+	}
+	if id != 0 {
+		owner, err := a.store.ApprovalOwner(ctx, id)
+		if err != nil {
+			return Decided{}, fmt.Errorf("%s #%d: %w", v, id, err)
+		}
+		if owner != "" {
+			conv = owner
+		}
 	}
 	ids, reqs, err := a.store.PendingApprovals(ctx, conv)
 	if err != nil {
@@ -90,9 +102,14 @@ func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v V
 	if err := json.Unmarshal(reqs[i], &rec); err != nil {
 		return Decided{}, fmt.Errorf("decode approval %d of %s: %w", id, conv, err)
 	}
-	if user != rec.Requester && !a.cfg.Access.IsAdmin(user) {
-		a.log.Info("approval refused: not the requester or an admin", "conv", conv, "approval", id, "user", user, "requester", rec.Requester)
-		return Decided{Outcome: NotYours, ID: id, Text: textNotYours(id, rec.Requester)}, nil
+	acc := a.cfg.Access
+	if !acc.mayDecide(user, rec.Requester, v == VerdictAlways) {
+		a.log.Info("approval refused: not an approver", "conv", conv, "approval", id, "user", user, "requester", rec.Requester, "verdict", string(v))
+		text := textNotYours(id, acc.only(rec.Requester, false))
+		if v == VerdictAlways && acc.mayDecide(user, rec.Requester, false) {
+			text = textAlwaysNotYours(id, acc.only(rec.Requester, true))
+		}
+		return Decided{Outcome: NotYours, ID: id, Text: text}, nil
 	}
 	d := ApprovalDecision{Verdict: v, By: user, At: time.Now().UnixMilli()}
 	body, _ := json.Marshal(d)
@@ -106,6 +123,30 @@ func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v V
 		return Decided{Outcome: AlreadyDecided, ID: id, Decision: first, Text: textAlreadyDecided(id, first)}, nil
 	}
 	return Decided{Outcome: DecidedNow, ID: id, Decision: d, Text: textDecided(id, d, rec.What)}, nil
+}
+
+// pending answers /pending: every request, in any conversation, that user
+// may decide, each with the commands that decide it.
+func (a *approvals) pending(ctx context.Context, user string) (string, error) {
+	if a.store == nil {
+		return textNothingPending, nil
+	}
+	convs, ids, reqs, err := a.store.AllPendingApprovals(ctx)
+	if err != nil {
+		return "", fmt.Errorf("/pending for %s: %w", user, err)
+	}
+	lines := []string{textPendingHead}
+	for i, id := range ids {
+		var rec approvalRequest
+		if json.Unmarshal(reqs[i], &rec) != nil || !a.cfg.Access.mayDecide(user, rec.Requester, false) {
+			continue
+		}
+		lines = append(lines, textPendingLine(id, convs[i], rec.Requester, rec.What))
+	}
+	if len(lines) == 1 {
+		return textNothingPending, nil
+	}
+	return strings.Join(lines, "\n"), nil
 }
 
 // notWaiting answers a decision naming a request that is not waiting: it was

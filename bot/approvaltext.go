@@ -32,13 +32,92 @@ func textApprovalStatus(ask ApprovalAsk, hint string) string {
 	return fmt.Sprintf("#%d %s — %s", ask.ID, ask.What, hint)
 }
 
-// textApprovalAsked is the progress line with everything that is asked.
-func textApprovalAsked(ask ApprovalAsk, full string) string {
-	return fmt.Sprintf("Approval #%d asked of %s (or an admin): %s", ask.ID, ask.Requester, full)
+// textApproverHint is how to decide when the requester cannot: who does,
+// and the commands that work from any chat with the bot.
+func textApproverHint(ask ApprovalAsk) string {
+	return fmt.Sprintf("%s decides with /approve %d or /deny %d, from any chat with the bot", ask.Deciders, ask.ID, ask.ID)
 }
 
-func textNotYours(id int64, requester string) string {
-	return fmt.Sprintf("Only %s (who asked) or an admin may decide #%d.", requester, id)
+// textApprovalAsked is the progress line with everything that is asked.
+func textApprovalAsked(ask ApprovalAsk, full string) string {
+	return fmt.Sprintf("Approval #%d asked of %s: %s", ask.ID, ask.Deciders, full)
+}
+
+func textNotYours(id int64, only string) string {
+	return fmt.Sprintf("Only %s may decide #%d.", only, id)
+}
+
+func textAlwaysNotYours(id int64, only string) string {
+	return fmt.Sprintf("Only %s may approve #%d for the rest of the session; /approve %d approves it once.", only, id, id)
+}
+
+const (
+	textNothingPending = "Nothing is waiting for your decision."
+	textPendingHead    = "Waiting for your decision:"
+)
+
+// textPendingLine is one request /pending lists, with the commands that
+// decide it.
+func textPendingLine(id int64, conv, requester, what string) string {
+	return fmt.Sprintf("#%d from %s in %s: %s — /approve %d or /deny %d", id, requester, conv, what, id, id)
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// asked says who a request of requester is asked of: "an admin",
+// "dave or erin", "alice (or an admin)".
+func (a Access) asked(requester string) string {
+	named := "an admin"
+	if !a.approversAreAdmins() {
+		named = orList(a.approvers())
+	}
+	if a.requesterDecides() {
+		return requester + " (or " + named + ")"
+	}
+	return named
+}
+
+// forCard says who a request of requester is for on a button card:
+// "an admin", "dave or erin", "alice or an admin".
+func (a Access) forCard(requester string) string {
+	named := "an admin"
+	if !a.approversAreAdmins() {
+		named = orList(a.approvers())
+	}
+	if a.requesterDecides() {
+		return requester + " or " + named
+	}
+	return named
+}
+
+// only says who may decide a request of requester once, for a refusal:
+// "an admin", "dave or erin", "alice (who asked) or an admin".
+func (a Access) only(requester string, always bool) string {
+	named := "an admin"
+	if !a.approversAreAdmins() {
+		named = orList(a.approvers())
+	}
+	if a.requesterDecides() && !always {
+		return requester + " (who asked) or " + named
+	}
+	return named
+}
+
+// approversAreAdmins reports whether access.approvers names nobody, so the
+// admins decide.
+func (a Access) approversAreAdmins() bool {
+	for _, u := range a.Approvers {
+		if u != ApproverRequester {
+			return false
+		}
+	}
+	return true
 }
 
 func textNotWaiting(id int64, waiting []int64) string {

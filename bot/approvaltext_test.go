@@ -64,3 +64,33 @@ func TestDescribeRequest(t *testing.T) {
 		t.Errorf("command: short %q full %q", short, full)
 	}
 }
+
+// Who may decide, and what the card and the refusals say about it, for each
+// shape of access.approvers.
+func TestApproversDecide(t *testing.T) {
+	admins := []string{"carol"}
+	for _, c := range []struct {
+		name      string
+		approvers []string
+		// may: alice (the requester) once, alice always, carol once, dave once
+		may               [4]bool
+		asked, card, only string
+	}{
+		{"default: the admins", nil, [4]bool{false, false, true, false}, "an admin", "an admin", "an admin"},
+		{"the requester too", []string{"requester"}, [4]bool{true, false, true, false}, "alice (or an admin)", "alice or an admin", "alice (who asked) or an admin"},
+		{"named", []string{"dave", "erin"}, [4]bool{false, false, false, true}, "dave or erin", "dave or erin", "dave or erin"},
+		{"named and the requester", []string{"requester", "dave"}, [4]bool{true, false, false, true}, "alice (or dave)", "alice or dave", "alice (who asked) or dave"},
+	} {
+		a := Access{Admins: admins, Approvers: c.approvers}
+		got := [4]bool{a.mayDecide("alice", "alice", false), a.mayDecide("alice", "alice", true), a.mayDecide("carol", "alice", false), a.mayDecide("dave", "alice", false)}
+		if got != c.may {
+			t.Errorf("%s: may decide %v, want %v", c.name, got, c.may)
+		}
+		if a.asked("alice") != c.asked || a.forCard("alice") != c.card || a.only("alice", false) != c.only {
+			t.Errorf("%s: asked %q, card %q, only %q; want %q, %q, %q", c.name, a.asked("alice"), a.forCard("alice"), a.only("alice", false), c.asked, c.card, c.only)
+		}
+	}
+	if (Access{}).mayDecide("", "", false) {
+		t.Error("an empty user decides")
+	}
+}

@@ -16,10 +16,16 @@ func parseCommand(text string) (string, bool) {
 	word, _, _ := strings.Cut(text, " ")
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
-	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny":
+	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending":
 		return word, true
 	}
 	return "", false
+}
+
+// approvalCommand reports whether cmd decides or lists approvals: an
+// approver may send it from any chat with the bot, allowed there or not.
+func approvalCommand(cmd string) bool {
+	return cmd == "/approve" || cmd == "/deny" || cmd == "/pending"
 }
 
 // command returns a command's answer; none of them runs the agent.
@@ -27,6 +33,8 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 	switch cmd {
 	case "/approve", "/deny":
 		return in.approvals.command(ctx, m, cmd)
+	case "/pending":
+		return in.approvals.pending(ctx, m.User)
 	case "/more":
 		c, ok := ch.(Continuer)
 		if !ok {

@@ -145,7 +145,7 @@ func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Me
 	case in.cfg.Access.External(m) && !in.cfg.Access.AllowExternal:
 		log.Info("refused: an external contact", "corp", m.Corp)
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textExternal))
-	case !in.cfg.Access.Allowed(m):
+	case !in.cfg.Access.Allowed(m) && !(isCmd && approvalCommand(cmd) && in.cfg.Access.IsApprover(m.User)):
 		log.Info("refused: not on the access list")
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textRefused))
 	case isCmd:

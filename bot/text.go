@@ -20,6 +20,7 @@ const (
 		"- `/stop` — stop the running turn\n" +
 		"- `/status` — what is running and waiting here\n" +
 		"- `/approve` [`always`] [`N`] — let the agent do what it asks (`always`: for the rest of the session); `/deny` [`N`] — refuse\n" +
+		"- `/pending` — the requests waiting for your decision, in any conversation\n" +
 		"- `/more` — the next part of an answer too long for one reply\n" +
 		"- `/help` — this list\n\n" +
 		"Anything else is sent to the agent. Messages sent while it works wait their turn."

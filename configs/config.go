@@ -206,7 +206,15 @@ type AccessConfig struct {
 	// whose callbacks carry their own from.corpid, or an external userid)
 	// drive the bot when the lists above allow them; off, they are refused.
 	AllowExternal bool `mapstructure:"allow_external"`
+	// Approvers decide requests to leave the sandbox (agent.approval ask);
+	// empty means the admins. The entry ApproverRequester lets the user who
+	// asked decide too.
+	Approvers []string `mapstructure:"approvers"`
 }
+
+// ApproverRequester, in access.approvers, lets the user whose message asked
+// decide their own request (once; /approve always stays an approver's).
+const ApproverRequester = "requester"
 
 // Progress styles (cards.progress_style), as cards renders them.
 const (

@@ -234,6 +234,15 @@ func (c *Config) Validate() error {
 		}
 	}
 
+	for i, u := range c.Access.Approvers {
+		switch strings.TrimSpace(u) {
+		case "":
+			add(fmt.Sprintf("access.approvers[%d]", i), "is empty; remove it or give a WeCom userid (or requester)")
+		case "*":
+			add(fmt.Sprintf("access.approvers[%d]", i), "\"*\" would let anyone run commands outside the sandbox; list userids (or requester)")
+		}
+	}
+
 	oneOf("cards.progress_style", c.Cards.ProgressStyle, ProgressThink, ProgressQuote)
 	positive("cards.update_interval", c.Cards.UpdateInterval)
 

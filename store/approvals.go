@@ -17,17 +17,27 @@ const (
 )
 
 // OpenApproval records a pending approval request of conv and returns its
-// short id, the next of the conversation's counter (never reused). An id
-// taken by a call that then fails is only a gap.
+// short id, the next of the counter every conversation shares (never
+// reused), so the id alone names the request from any chat. An id taken by
+// a call that then fails is only a gap.
 func (s *Store) OpenApproval(ctx context.Context, conv string, request []byte) (int64, error) {
-	seq := s.keys.ApprovalSeq(conv)
-	id, err := s.client.Incr(ctx, seq).Result()
+	id, err := s.client.Incr(ctx, s.keys.ApprovalSeq()).Result()
 	if err != nil {
 		return 0, fmt.Errorf("number approval request in %s: %w", conv, err)
 	}
+	// The owner and the global set first: they live in other hash slots
+	// than the conversation's keys, and a request whose own hash never got
+	// written is skipped wherever it is listed.
+	_, err = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, s.keys.ApprovalOwner(id), conv, ApprovalTTL)
+		p.ZAdd(ctx, s.keys.ApprovalsPending(), redis.Z{Score: float64(id), Member: id})
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("index approval request %d of %s: %w", id, conv, err)
+	}
 	key, set := s.keys.Approval(conv, id), s.keys.Approvals(conv)
 	_, err = s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.PExpire(ctx, seq, ConversationTTL)
 		p.HSet(ctx, key, "request", request, "status", approvalPending)
 		p.PExpire(ctx, key, ApprovalTTL)
 		p.ZAdd(ctx, set, redis.Z{Score: float64(id), Member: id})
@@ -38,6 +48,59 @@ func (s *Store) OpenApproval(ctx context.Context, conv string, request []byte) (
 		return 0, fmt.Errorf("open approval request %d in %s: %w", id, conv, err)
 	}
 	return id, nil
+}
+
+// ApprovalOwner returns the conversation of approval request id, "" when
+// the id is unknown or expired.
+func (s *Store) ApprovalOwner(ctx context.Context, id int64) (string, error) {
+	conv, err := s.client.Get(ctx, s.keys.ApprovalOwner(id)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up the conversation of approval %d: %w", id, err)
+	}
+	return conv, nil
+}
+
+// AllPendingApprovals returns every conversation's pending approvals, oldest
+// first: the conversation, id and request of each.
+func (s *Store) AllPendingApprovals(ctx context.Context) (convs []string, ids []int64, requests [][]byte, err error) {
+	members, err := s.client.ZRange(ctx, s.keys.ApprovalsPending(), 0, -1).Result()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list pending approvals: %w", err)
+	}
+	for _, m := range members {
+		id, err := strconv.ParseInt(m, 10, 64)
+		if err != nil {
+			continue
+		}
+		conv, err := s.ApprovalOwner(ctx, id)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var v []any
+		if conv != "" {
+			if v, err = s.client.HMGet(ctx, s.keys.Approval(conv, id), "status", "request").Result(); err != nil {
+				return nil, nil, nil, fmt.Errorf("read approval %d of %s: %w", id, conv, err)
+			}
+		}
+		if st, _ := valueAt(v, 0).(string); st != approvalPending {
+			// Decided (its removal below the decision failed) or expired.
+			s.client.ZRem(ctx, s.keys.ApprovalsPending(), m)
+			continue
+		}
+		req, _ := valueAt(v, 1).(string)
+		convs, ids, requests = append(convs, conv), append(ids, id), append(requests, []byte(req))
+	}
+	return convs, ids, requests, nil
+}
+
+func valueAt(v []any, i int) any {
+	if i < len(v) {
+		return v[i]
+	}
+	return nil
 }
 
 // PendingApprovals returns the ids and requests of conv's pending approvals,
@@ -93,6 +156,9 @@ func (s *Store) DecideApproval(ctx context.Context, conv string, id int64, decis
 		return false, nil, nil, fmt.Errorf("decide approval %d of %s: %w", id, conv, err)
 	}
 	n, _ := v[0].(int64)
+	// The global set lives in another hash slot; a member left behind is
+	// dropped when /pending reads it.
+	s.client.ZRem(ctx, s.keys.ApprovalsPending(), id)
 	if d, ok := v[1].(string); ok {
 		current = []byte(d)
 	}

@@ -77,3 +77,33 @@ func TestApprovalsDecideOnceFencedToTheRequest(t *testing.T) {
 	default:
 	}
 }
+
+// Ids are shared by every conversation: the id alone finds its
+// conversation, and the global list holds what is pending, oldest first,
+// until it is decided.
+func TestApprovalIdsAcrossConversations(t *testing.T) {
+	s := openRealStore(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i, conv := range []string{"single:alice", "group:t", "single:alice"} {
+		id, err := s.OpenApproval(ctx, conv, []byte(fmt.Sprintf(`{"n":%d}`, i+1)))
+		if err != nil || id != int64(i+1) {
+			t.Fatalf("OpenApproval in %s = %d, %v; want id %d", conv, id, err, i+1)
+		}
+	}
+	for id, want := range map[int64]string{1: "single:alice", 2: "group:t", 3: "single:alice", 4: ""} {
+		if got, err := s.ApprovalOwner(ctx, id); got != want || err != nil {
+			t.Errorf("ApprovalOwner(%d) = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	if _, _, _, err := s.DecideApproval(ctx, "group:t", 2, []byte("deny")); err != nil {
+		t.Fatal(err)
+	}
+	convs, ids, reqs, err := s.AllPendingApprovals(ctx)
+	if err != nil || fmt.Sprint(convs, ids) != "[single:alice single:alice] [1 3]" || string(reqs[0]) != `{"n":1}` || string(reqs[1]) != `{"n":3}` {
+		t.Fatalf("all pending = %v %v %q, %v; want #1 and #3 of single:alice", convs, ids, reqs, err)
+	}
+	if ids, _, err := s.PendingApprovals(ctx, "single:alice"); err != nil || fmt.Sprint(ids) != "[1 3]" {
+		t.Fatalf("pending of single:alice = %v, %v; want [1 3]", ids, err)
+	}
+}

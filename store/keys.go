@@ -240,10 +240,24 @@ func (k Keys) Attachment(convID, stream string, index int) string {
 	return k.conv(convID) + ":attachment:" + stream + ":" + strconv.Itoa(index)
 }
 
-// ApprovalSeq is the conversation's approval counter: each request takes the
-// next value as its short id, so an id is never reused and a decision naming
-// one cannot decide a later request. TTL ConversationTTL.
-func (k Keys) ApprovalSeq(convID string) string { return k.conv(convID) + ":approval:seq" }
+// ApprovalSeq is the approval counter every conversation shares: each
+// request takes the next value as its short id, so an id names one request
+// across conversations and replicas, is never reused, and a decision naming
+// one cannot decide a later request. No TTL: it only grows.
+func (k Keys) ApprovalSeq() string { return k.prefix + "approval:seq" }
+
+// ApprovalOwner holds the conversation key of approval request id, so a
+// decision sent from any chat (an approver's own) finds the request. TTL
+// ApprovalTTL.
+func (k Keys) ApprovalOwner(id int64) string {
+	return k.prefix + "approval:owner:" + strconv.FormatInt(id, 10)
+}
+
+// ApprovalsPending is the sorted set of every conversation's pending
+// approval ids (score = id), for /pending. A member whose request is no
+// longer pending is dropped when it is read. No TTL: members leave as they
+// are decided.
+func (k Keys) ApprovalsPending() string { return k.prefix + "approvals:pending" }
 
 // Approval is a hash of one approval request: the request (what the engine
 // recorded, JSON), its status ("pending" or "decided") and the decision.

@@ -19,7 +19,9 @@ func TestKeysLayout(t *testing.T) {
 		{k.Owner("c1"), "wx:{conv:c1}:owner"},
 		{k.StopChannel(), "wx:stop"},
 		{k.Attachment("c1", "s1", 2), "wx:{conv:c1}:attachment:s1:2"},
-		{k.ApprovalSeq("c1"), "wx:{conv:c1}:approval:seq"},
+		{k.ApprovalSeq(), "wx:approval:seq"},
+		{k.ApprovalOwner(7), "wx:approval:owner:7"},
+		{k.ApprovalsPending(), "wx:approvals:pending"},
 		{k.Approval("c1", 7), "wx:{conv:c1}:approval:7"},
 		{k.Approvals("c1"), "wx:{conv:c1}:approvals"},
 		{k.ApprovalChannel(), "wx:approval"},
@@ -46,7 +48,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Lease(conv))
-	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1"), k.ApprovalSeq(conv), k.Approval(conv, 1), k.Approvals(conv), k.Attachment(conv, "s", 0)} {
+	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1"), k.Approval(conv, 1), k.Approvals(conv), k.Attachment(conv, "s", 0)} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}

@@ -85,7 +85,7 @@ func ApprovalAskCard(a bot.ApprovalAsk, f CardFields) TemplateCard {
 	tc := TemplateCard{
 		CardType:     "button_interaction",
 		Source:       &CardSource{Desc: "wecodex"},
-		MainTitle:    CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.Requester + " or an admin"},
+		MainTitle:    CardMainTitle{Title: "Codex asks #" + id, Desc: "for " + a.For},
 		SubTitleText: CutRunes(a.What, f.SubTitle),
 		TaskID:       "wxappr_" + id + "_" + RandomHex(6),
 	}

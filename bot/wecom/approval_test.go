@@ -35,7 +35,7 @@ func TestParseApprovalKey(t *testing.T) {
 // read back as what they decide; each cuts the description to its own
 // limit.
 func TestApprovalAskCard(t *testing.T) {
-	a := bot.ApprovalAsk{ID: 3, Requester: "zhangsan", What: strings.Repeat("命", 200)}
+	a := bot.ApprovalAsk{ID: 3, Requester: "zhangsan", For: "zhangsan or an admin", What: strings.Repeat("命", 200)}
 	for _, tt := range []struct {
 		f   CardFields
 		sub int

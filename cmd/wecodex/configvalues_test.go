@@ -23,6 +23,7 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 	}{
 		{"agent.approval allow", configs.ApprovalAllow, acpbridge.ApprovalAllow},
 		{"agent.approval deny", configs.ApprovalDeny, acpbridge.ApprovalDeny},
+		{"access.approvers requester", configs.ApproverRequester, bot.ApproverRequester},
 		{"cards.progress_style think", configs.ProgressThink, string(cards.ProgressThink)},
 		{"cards.progress_style quote", configs.ProgressQuote, string(cards.ProgressQuote)},
 		{"wecom.aibot.stream_window", configs.DefaultStreamWindow, webhook.DefaultStreamWindow},

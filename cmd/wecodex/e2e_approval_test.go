@@ -16,7 +16,9 @@ import (
 
 // Approvals end to end: the real Codex asks before a command that needs to
 // leave the sandbox (sandbox_permissions: require_escalated, approval policy
-// on-request), and the card waits until the person who asked decides.
+// on-request), and the card waits until someone who may decide does. Most
+// tests here let the person who asked decide too (access.approvers:
+// [requester]); e2e_approver_test.go has the default, the admins alone.
 // Everything happens in one group chat so several people can answer the same
 // request.
 
@@ -36,11 +38,11 @@ func approvalScript(calls ...string) sm.Script {
 }
 
 // newApprovalE2E is an e2e setup with agent.approval: ask; alice and bob may
-// use the bot, carol is an admin.
+// use the bot, carol is an admin, and the requester decides too.
 func newApprovalE2E(t *testing.T, script sm.Script, extra string) *e2e {
 	e := newE2EIn(t, script, "workspace-write")
 	e.approval = "approval: ask" + extra
-	e.access = "allow_users: [alice, bob]\n  admins: [carol]"
+	e.access = "allow_users: [alice, bob]\n  admins: [carol]\n  approvers: [requester]"
 	return e
 }
 
@@ -313,7 +315,8 @@ func TestE2EApprovalStopWhileWaiting(t *testing.T) {
 }
 
 // /approve always answers Codex acceptForSession: the same command asked
-// again in the session runs without a second request.
+// again in the session runs without a second request. It is an approver's
+// alone: the requester, who may approve once, cannot grant the session.
 func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
 	e := newApprovalE2E(t, approvalScript("call_1", "call_2"), "")
 	b := e.serve(t, "5m30s")
@@ -321,12 +324,18 @@ func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
 	s := askAndWait(t, ctx, e, b.sim)
 
 	short := cut(e.what(), 100)
-	if got, want := say(t, ctx, b.sim, "alice", "/approve always"), "OK — #1 approved for the rest of the session by alice: "+short; got != want {
-		t.Fatalf("/approve always: %q, want %q", got, want)
+	if got, want := say(t, ctx, b.sim, "alice", "/approve always"), "Only an admin may approve #1 for the rest of the session; /approve 1 approves it once."; got != want {
+		t.Fatalf("the requester's /approve always: %q, want %q", got, want)
+	}
+	if n := e.marks(t); n != 0 {
+		t.Fatalf("the command ran %d times after the requester's refused /approve always", n)
+	}
+	if got, want := say(t, ctx, b.sim, "carol", "/approve always"), "OK — #1 approved for the rest of the session by carol: "+short; got != want {
+		t.Fatalf("the admin's /approve always: %q, want %q", got, want)
 	}
 	last, seen := follow(t, ctx, b.sim, s.ID)
 	want := "<think>\n✅ /bin/bash -c '" + approvalCmd + "'\n\n" + e.askedLine("1") + "\n\n" +
-		"ℹ️ #1 approved for the rest of the session by alice: " + short + "\n\n" +
+		"ℹ️ #1 approved for the rest of the session by carol: " + short + "\n\n" +
 		"✅ /bin/bash -c '" + approvalCmd + "'\n</think>\n\nAll done."
 	if last.Content != want {
 		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
@@ -334,7 +343,7 @@ func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
 	if n := e.marks(t); n != 2 {
 		t.Fatalf("the command ran %d times, want 2 (asked once)", n)
 	}
-	equalStrings(t, "decision log lines", decisions(b), []string{"always alice alice #1 " + short})
+	equalStrings(t, "decision log lines", decisions(b), []string{"always carol alice #1 " + short})
 }
 
 // `wecodex codex-acp` passes Codex's request to its ACP client (here the bot,

@@ -90,6 +90,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 			// when set, is the bot's own company.
 			AllowExternal: cfg.Access.AllowExternal,
 			Corp:          cfg.WeCom.App.CorpID,
+			Approvers:     cfg.Access.Approvers,
 		},
 		Logger:   log,
 		Observer: obs,

@@ -8,12 +8,23 @@ import (
 	"github.com/wecodex/wecodex/bot/wecom"
 )
 
-// AskApproval sends the approval card (approve / always / deny) to the
-// requester. When it cannot be sent the text commands still work, and the
-// status line says so.
+// AskApproval sends the approval card (approve / always / deny) to each
+// approver and to the requester. When the requester's cannot be sent the
+// text commands still work, and the status line says so.
 func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
 	user := a.Conversation.ID // an app conversation is its user's
+	for _, approver := range a.Approvers {
+		if approver == user {
+			continue // the requester's own card reaches them
+		}
+		if err := c.pace.wait(ctx, approver); err != nil {
+			break
+		}
+		if _, err := c.api.sendCard(ctx, approver, wecom.ApprovalAskCard(a, wecom.AppCard)); err != nil {
+			c.log.Warn("send the approval card to an approver; /pending still lists it", "approver", approver, "approval", a.ID, "err", err)
+		}
+	}
 	if err := c.pace.wait(ctx, user); err != nil {
 		return text
 	}

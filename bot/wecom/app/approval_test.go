@@ -76,9 +76,10 @@ func TestApprovalByButton(t *testing.T) {
 		}
 		return p
 	}
-	// Only the requester sees the card (apps are 1:1); a click from
-	// another user's chat names their own conversation, where nothing waits.
-	if p := click(otherUser, "appr:1:approve"); p.Card.Title != "Not waiting" {
+	// Only the requester sees the card (apps are 1:1, and no approver is
+	// named); a click from another user's chat names the request by its id,
+	// which that user may not decide.
+	if p := click(otherUser, "appr:1:approve"); p.Card.Title != "Not yours to decide" || p.Card.Sub != "Only zhangsan (who asked) or an admin may decide #1." {
 		t.Fatalf("another user's click: %+v", p.Card)
 	}
 	if p := click(testUser, "appr:1:approve"); p.Card.Title != "Approved by zhangsan" || !strings.HasPrefix(p.Card.Sub, "OK — #1 ") {

@@ -127,9 +127,12 @@ func (r *rig) replica(t *testing.T, h *codextest.Harness, ask bool) *replica {
 	agent := codex.New(opts)
 	t.Cleanup(func() { _ = agent.Close() })
 	root := t.TempDir()
+	// The requester decides their own requests here (access.approvers:
+	// [requester]); nobody else is an approver.
+	access := bot.Access{AllowUsers: []string{testUser, otherUser}, Approvers: []string{bot.ApproverRequester}}
 	engine, err := bot.New(bot.Config{Replica: "A", WorkspaceRoot: root, TurnTimeout: time.Minute,
 		UpdateInterval: 10 * time.Millisecond, PollInterval: 20 * time.Millisecond,
-		Access: bot.Access{AllowUsers: []string{testUser, otherUser}}, Logger: log}, st, agent, ch)
+		Access: access, Logger: log}, st, agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,21 @@ type Decider interface {
 var _ bot.Approver = (*Channel)(nil)
 
 // AskApproval has the approval card (approve / always / deny buttons) sent
-// to the conversation with aibot_send_msg, by whichever replica holds the
-// connection (Connection.Send): a turn on any replica gets its card, once.
-// When it cannot be recorded, the card's text commands still work, and the
-// status line names only them.
+// with aibot_send_msg to the conversation and to each approver's 1:1 chat,
+// by whichever replica holds the connection (Connection.Send): a turn on any
+// replica gets its cards, once. When the conversation's cannot be sent, the
+// text commands still work, and the status line names only them.
 func (c *Channel) AskApproval(ctx context.Context, a bot.ApprovalAsk) string {
 	text := fmt.Sprintf("reply /approve, /approve always or /deny (#%d)", a.ID)
+	for _, user := range a.Approvers {
+		if !a.Conversation.Group && user == a.Conversation.ID {
+			continue // the conversation's own card reaches them
+		}
+		body := map[string]any{"chatid": user, "msgtype": "template_card", "template_card": wecom.ApprovalAskCard(a, wecom.BotCard)}
+		if err := c.conn.Send(ctx, body); err != nil {
+			c.log.Warn("send the approval card to an approver; /pending still lists it", "approver", user, "approval", a.ID, "err", err)
+		}
+	}
 	body := map[string]any{"chatid": a.Conversation.ID, "msgtype": "template_card", "template_card": wecom.ApprovalAskCard(a, wecom.BotCard)}
 	if err := c.conn.Send(ctx, body); err != nil {
 		c.log.Warn("send the approval card; the text commands still work", "conv", a.Conversation, "approval", a.ID, "err", err)

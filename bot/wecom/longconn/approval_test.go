@@ -167,8 +167,16 @@ func runs(root, conv string) int {
 }
 
 // startApprovalEngine is startEngine with agent.approval: ask, Codex in its
-// workspace-write sandbox, and zhangsan and lisi allowed in any chat.
+// workspace-write sandbox, zhangsan and lisi allowed in any chat, and the
+// requester deciding their own requests.
 func startApprovalEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongConnServer, string) {
+	t.Helper()
+	// The requester decides their own requests (access.approvers: [requester]).
+	return startApprovalEngineWith(t, h, bot.Access{AllowUsers: []string{"zhangsan", "lisi"}, Approvers: []string{bot.ApproverRequester}})
+}
+
+// startApprovalEngineWith is startApprovalEngine with access.
+func startApprovalEngineWith(t *testing.T, h *codextest.Harness, access bot.Access) (*wecomtest.LongConnServer, string) {
 	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	st := testenv.OpenStore(t, testenv.Prefix(t, "longconn-approval"))
@@ -192,7 +200,7 @@ func startApprovalEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongCon
 	root := t.TempDir()
 	engine, err = bot.New(bot.Config{
 		Replica: "A", WorkspaceRoot: root, TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
-		Access: bot.Access{AllowUsers: []string{"zhangsan", "lisi"}}, Logger: log,
+		Access: access, Logger: log,
 	}, st, agent, ch)
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,8 @@ func startNode(t *testing.T, h *codextest.Harness, srv *wecomtest.LongConnServer
 	n.engine, err = bot.New(bot.Config{
 		Replica: o.replica, WorkspaceRoot: n.root, TurnTimeout: time.Minute,
 		UpdateInterval: 10 * time.Millisecond, PollInterval: 20 * time.Millisecond,
-		Access: bot.Access{AllowUsers: o.users}, Logger: log,
+		// The requester decides their own requests (access.approvers: [requester]).
+		Access: bot.Access{AllowUsers: o.users, Approvers: []string{bot.ApproverRequester}}, Logger: log,
 	}, st, agent, ch)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
@@ -26,7 +27,9 @@ func (deafStore) WatchApprovals(ctx context.Context, ready func(), _ func(string
 // taken: the record is found on the next poll, and the agent gets the
 // allow-once option.
 func TestApprovalFoundByPollWhenTheEventIsMissed(t *testing.T) {
-	r := newReplica(t, deafStore{testenv.OpenStore(t, testenv.Prefix(t, "bot"))}, testConfig(t, "a"))
+	cfg := testConfig(t, "a")
+	cfg.Access.Approvers = []string{bot.ApproverRequester} // alice decides her own
+	r := newReplica(t, deafStore{testenv.OpenStore(t, testenv.Prefix(t, "bot"))}, cfg)
 	answers := make(chan acp.RequestPermissionResponse, 1)
 	r.agent.answers = answers
 	r.run(t)
