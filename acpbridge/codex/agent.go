@@ -70,7 +70,9 @@ type Options struct {
 }
 
 // Agent is an acpbridge.Agent backed by one `codex app-server` process,
-// started on first use and restarted (resuming threads) after it dies.
+// started on first use and restarted (resuming threads) after it dies or
+// hangs; what the dead one had not acted on is sent again, and a turn it cut
+// off carries on in the new one (recovery.go).
 type Agent struct {
 	opts   Options
 	bin    string // what runs: the native binary when opts.Bin is the npm launcher

@@ -6,5 +6,8 @@
 // into acp-go-sdk session updates with the one phase rule of package acpbridge:
 // an agent message's phase arrives only on item/started, so it is remembered
 // there (in a PhaseStore shared with other processes, behind an in-process
-// cache) and looked up for every delta.
+// cache) and looked up for every delta. When the app-server hangs (the
+// watchdog kills it) or dies, a new one takes its place: requests the dead
+// one had not acted on are sent again, and a running turn is continued
+// (recovery.go).
 package codex

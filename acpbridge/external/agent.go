@@ -90,9 +90,11 @@ type Options struct {
 
 // Agent is an Agent backed by an ACP agent subprocess, such as
 // `wecodex codex-acp` or `@agentclientprotocol/codex-acp`. It restarts the
-// process when it exits or hangs: the turn in flight ends with an error, and
-// the next prompt runs on a new process, reloading the session when the agent
-// can load sessions and starting a new one otherwise (said in a Notice).
+// process when it exits or hangs. An agent that can load sessions reloads the
+// session in the new process, and the turn in flight carries on there in one
+// continuation prompt (unless Options.FailInterrupted); otherwise the turn
+// ends with an error and the next prompt starts a new session (said in a
+// Notice).
 type Agent struct {
 	opts Options
 	log  *slog.Logger
