@@ -37,11 +37,16 @@ const (
 	ChatGroup  ChatType = "group"
 )
 
-// Callback is one decrypted AI-bot callback, whatever its msgtype.
+// Callback is one AI-bot callback, whatever its msgtype, as the webhook
+// (decrypted) and the long connection (pushed) deliver it: both send the
+// same JSON.
 type Callback struct {
-	Kind        Kind
-	MsgType     string // as sent: text, mixed, voice, image, file, stream, event
-	MsgID       string // WeCom repeats callbacks: dedupe on this
+	Kind    Kind
+	MsgType string // as sent: text, mixed, voice, image, file, stream, event
+	MsgID   string // WeCom repeats callbacks: dedupe on this
+	// ReqID is the long connection's req_id of the callback frame: a
+	// message's carries its reply stream. "" on the webhook.
+	ReqID       string
 	AIBotID     string
 	ChatID      string // set in group chats
 	ChatType    ChatType
@@ -71,11 +76,48 @@ type Event struct {
 	// Detail is the object named after Type (event.<eventtype>), undecoded;
 	// nil when the event has none (enter_chat).
 	Detail json.RawMessage
+	// CardKey and TaskID are a template_card_event's: the clicked button's
+	// key and the card's task_id. WeCom nests them under the event's type
+	// (WECOM-PROTOCOL.md §0.1 item 1); the SDK's flat event_key does not
+	// exist.
+	CardKey, TaskID string
 }
 
 // Conversation is the conversation a callback belongs to: the group chat
 // for group messages, the user for 1:1 chats.
 func (c Callback) Conversation() bot.Conversation { return ChatOf(c.ChatType, c.ChatID, c.UserID) }
+
+// DecodeCallback reads the parts of a callback both AI-bot channels share
+// (ids, chat, sender, response_url, the event) without checking them: each
+// channel has its own rules for what it takes (ParseCallback is the
+// webhook's). A message's content is read by ReadContent.
+func DecodeCallback(plaintext []byte) (Callback, error) {
+	w, err := decodeWire(plaintext)
+	if err != nil {
+		return Callback{}, err
+	}
+	cb := w.common()
+	cb.Event = eventOf(w.Event)
+	return cb, nil
+}
+
+// ReadContent reads a user message's content into c, which becomes a
+// KindMessage: its text (in groups without the leading @mention of the bot;
+// RawText keeps it), its files and its quote. A msgtype wecodex does not
+// handle yields an error wrapping ErrUnsupported.
+func (c *Callback) ReadContent(plaintext []byte) error {
+	content, err := ParseContent(plaintext)
+	if err != nil {
+		return err
+	}
+	c.Kind = KindMessage
+	c.RawText, c.Media, c.Quote = content.Text, content.Media, content.Quote
+	c.Text = c.RawText
+	if c.ChatType == ChatGroup {
+		c.Text = bot.StripMention(c.RawText, "")
+	}
+	return nil
+}
 
 // wireCallback is the envelope of a decrypted callback as WeCom sends it;
 // a message's content is read by ParseContent.
@@ -124,13 +166,9 @@ func malformed(format string, a ...any) error {
 // well-formed callback of an unhandled msgtype yields ErrUnsupported together
 // with a Callback whose common fields (ids, chat, user, response_url) are set.
 func ParseCallback(plaintext []byte) (Callback, error) {
-	var w wireCallback
-	dec := json.NewDecoder(bytes.NewReader(plaintext))
-	if err := dec.Decode(&w); err != nil {
-		return Callback{}, malformed("callback is not a JSON object: %v", err)
-	}
-	if dec.More() {
-		return Callback{}, malformed("callback has data after its JSON object")
+	w, err := decodeWire(plaintext)
+	if err != nil {
+		return Callback{}, err
 	}
 	if w.MsgType == "" {
 		return Callback{}, malformed("msgtype is missing")
@@ -138,17 +176,7 @@ func ParseCallback(plaintext []byte) (Callback, error) {
 	if w.AIBotID == "" {
 		return Callback{}, malformed("aibotid is missing")
 	}
-	cb := Callback{
-		MsgType:     w.MsgType,
-		MsgID:       w.MsgID,
-		AIBotID:     w.AIBotID,
-		ChatID:      w.ChatID,
-		ChatType:    ChatType(w.ChatType),
-		UserID:      w.From.UserID,
-		CorpID:      w.From.CorpID,
-		ResponseURL: w.ResponseURL,
-		CreateTime:  w.CreateTime,
-	}
+	cb := w.common()
 	switch cb.ChatType {
 	case ChatSingle, ChatGroup:
 	case "":
@@ -190,33 +218,71 @@ func ParseCallback(plaintext []byte) (Callback, error) {
 	if cb.UserID == "" {
 		return Callback{}, malformed("from.userid is missing")
 	}
-	c, err := ParseContent(plaintext)
+	err = cb.ReadContent(plaintext)
 	if errors.Is(err, ErrUnsupported) {
 		return cb, err
 	}
 	if err != nil {
 		return Callback{}, err
 	}
-	cb.Kind = KindMessage
-	cb.RawText, cb.Media, cb.Quote = c.Text, c.Media, c.Quote
-	cb.Text = cb.RawText
-	if cb.ChatType == ChatGroup {
-		cb.Text = bot.StripMention(cb.RawText, "")
-	}
 	return cb, nil
+}
+
+func decodeWire(plaintext []byte) (wireCallback, error) {
+	var w wireCallback
+	dec := json.NewDecoder(bytes.NewReader(plaintext))
+	if err := dec.Decode(&w); err != nil {
+		return wireCallback{}, malformed("callback is not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return wireCallback{}, malformed("callback has data after its JSON object")
+	}
+	return w, nil
+}
+
+func (w wireCallback) common() Callback {
+	return Callback{
+		MsgType:     w.MsgType,
+		MsgID:       w.MsgID,
+		AIBotID:     w.AIBotID,
+		ChatID:      w.ChatID,
+		ChatType:    ChatType(w.ChatType),
+		UserID:      w.From.UserID,
+		CorpID:      w.From.CorpID,
+		ResponseURL: w.ResponseURL,
+		CreateTime:  w.CreateTime,
+	}
 }
 
 func parseEvent(ev map[string]json.RawMessage) (*Event, error) {
 	if ev == nil {
 		return nil, malformed("event is missing in an event callback")
 	}
+	out := eventOf(ev)
+	if out == nil {
+		return nil, malformed("event.eventtype is missing or not a string")
+	}
+	return out, nil
+}
+
+// eventOf is the event of a callback, nil without an eventtype.
+func eventOf(ev map[string]json.RawMessage) *Event {
 	var typ string
 	if raw, ok := ev["eventtype"]; !ok || json.Unmarshal(raw, &typ) != nil || typ == "" {
-		return nil, malformed("event.eventtype is missing or not a string")
+		return nil
 	}
 	out := &Event{Type: typ}
 	if d, ok := ev[typ]; ok && string(d) != "null" {
 		out.Detail = d
 	}
-	return out, nil
+	if typ == "template_card_event" && out.Detail != nil {
+		var click struct {
+			EventKey string `json:"event_key"`
+			TaskID   string `json:"task_id"`
+		}
+		if json.Unmarshal(out.Detail, &click) == nil {
+			out.CardKey, out.TaskID = click.EventKey, click.TaskID
+		}
+	}
+	return out
 }

@@ -69,7 +69,7 @@ func TestParseCallback(t *testing.T) {
 		{
 			name: "template card event keeps its detail",
 			in:   `{"msgid":"m10","aibotid":"B","chattype":"single","from":{"userid":"u"},"response_url":"R","msgtype":"event","event":{"eventtype":"template_card_event","template_card_event":{"event_key":"stop"}}}`,
-			want: Callback{Kind: KindEvent, MsgType: "event", MsgID: "m10", AIBotID: "B", ChatType: ChatSingle, UserID: "u", ResponseURL: "R", Event: &Event{Type: "template_card_event", Detail: json.RawMessage(`{"event_key":"stop"}`)}},
+			want: Callback{Kind: KindEvent, MsgType: "event", MsgID: "m10", AIBotID: "B", ChatType: ChatSingle, UserID: "u", ResponseURL: "R", Event: &Event{Type: "template_card_event", Detail: json.RawMessage(`{"event_key":"stop"}`), CardKey: "stop"}},
 		},
 	}
 	for _, tc := range cases {

@@ -47,8 +47,9 @@ func (c *Channel) ApprovalDecided(context.Context, bot.ApprovalAsk, bot.Approval
 // aibot_respond_update_msg within WeCom's 5 s: the replacement card says
 // the outcome and who decided. A refusal replaces the card for the clicker
 // only, so the requester keeps the buttons.
-func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
-	click, ok := wecom.ParseApprovalKey(cb.EventKey)
+// cb is a template_card_event.
+func (c *Channel) click(ctx context.Context, d Decider, cb wecom.Callback) string {
+	click, ok := wecom.ParseApprovalKey(cb.Event.CardKey)
 	if !ok {
 		c.log.Info("card click ignored: not an approval button", "user", cb.UserID)
 		return bot.CallbackRejected
@@ -63,8 +64,8 @@ func (c *Channel) click(ctx context.Context, d Decider, cb Inbound) string {
 		}
 		decided = &r
 	}
-	body := map[string]any{"response_type": "update_template_card", "template_card": wecom.ApprovalAnswerCard(click, decided, cb.TaskID, wecom.BotCard)}
-	if decided != nil && decided.Outcome == bot.NotYours && cb.ChatType == "group" {
+	body := map[string]any{"response_type": "update_template_card", "template_card": wecom.ApprovalAnswerCard(click, decided, cb.Event.TaskID, wecom.BotCard)}
+	if decided != nil && decided.Outcome == bot.NotYours && cb.ChatType == wecom.ChatGroup {
 		body["userids"] = []string{cb.UserID}
 	}
 	if _, err := c.conn.Request(ctx, CmdUpdate, cb.ReqID, body); err != nil {

@@ -110,13 +110,15 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 		c.log.Warn("callback not understood", "cmd", f.Cmd, "err", err)
 		return bot.CallbackRejected
 	}
-	if cb.Event == "template_card_event" {
-		if d, ok := in.(Decider); ok {
+	if cb.Kind == wecom.KindEvent {
+		if d, ok := in.(Decider); ok && cb.Event != nil && cb.Event.Type == "template_card_event" {
 			return c.click(ctx, d, cb)
 		}
-	}
-	if cb.Event != "" {
-		c.log.Info("event ignored", "event", cb.Event, "user", cb.UserID)
+		event := ""
+		if cb.Event != nil {
+			event = cb.Event.Type
+		}
+		c.log.Info("event ignored", "event", event, "user", cb.UserID)
 		return bot.CallbackOK
 	}
 	m := bot.Message{ID: cb.MsgID, Conversation: cb.Conversation(), User: cb.UserID, Corp: cb.CorpID,

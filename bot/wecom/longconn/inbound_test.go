@@ -1,6 +1,7 @@
 package longconn
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -14,27 +15,28 @@ func TestParseCallback(t *testing.T) {
 		name string
 		cmd  string
 		body string
-		want Inbound
+		want wecom.Callback
 		err  error
 	}{
 		{"single text", CmdMsgCallback,
 			`{"msgid":"m1","chattype":"single","from":{"userid":"zhangsan"},"msgtype":"text","text":{"content":"/stop"}}`,
-			Inbound{ReqID: "R", MsgID: "m1", ChatType: "single", UserID: "zhangsan", MsgType: "text", Text: "/stop"}, nil},
+			wecom.Callback{Kind: wecom.KindMessage, ReqID: "R", MsgID: "m1", ChatType: wecom.ChatSingle, UserID: "zhangsan", MsgType: "text", Text: "/stop", RawText: "/stop"}, nil},
 		{"group mention stripped", CmdMsgCallback,
 			`{"msgid":"m2","chatid":"wrk1","chattype":"group","from":{"userid":"lisi"},"msgtype":"text","text":{"content":"@Codex  /stop"},"quote":{"msgtype":"text","text":{"content":"CI 又挂了"}}}`,
-			Inbound{ReqID: "R", MsgID: "m2", ChatType: "group", ChatID: "wrk1", UserID: "lisi", MsgType: "text", Text: "/stop", Quote: "CI 又挂了"}, nil},
+			wecom.Callback{Kind: wecom.KindMessage, ReqID: "R", MsgID: "m2", ChatType: wecom.ChatGroup, ChatID: "wrk1", UserID: "lisi", MsgType: "text", Text: "/stop", RawText: "@Codex  /stop", Quote: "CI 又挂了"}, nil},
 		{"mixed text parts", CmdMsgCallback,
 			`{"msgid":"m3","chatid":"wrk1","chattype":"group","from":{"userid":"lisi"},"msgtype":"mixed","mixed":{"msg_item":[{"msgtype":"text","text":{"content":"@Codex look"}},{"msgtype":"image","image":{"url":"u"}},{"msgtype":"text","text":{"content":"here"}}]}}`,
-			Inbound{ReqID: "R", MsgID: "m3", ChatType: "group", ChatID: "wrk1", UserID: "lisi", MsgType: "mixed", Text: "look\nhere",
+			wecom.Callback{Kind: wecom.KindMessage, ReqID: "R", MsgID: "m3", ChatType: wecom.ChatGroup, ChatID: "wrk1", UserID: "lisi", MsgType: "mixed", Text: "look\nhere", RawText: "@Codex look\nhere",
 				Media: []wecom.MediaRef{{Kind: bot.AttachImage, URL: "u"}}}, nil},
 		{"voice transcript", CmdMsgCallback,
 			`{"msgid":"m4","chattype":"single","from":{"userid":"u"},"msgtype":"voice","voice":{"content":"修一下"}}`,
-			Inbound{ReqID: "R", MsgID: "m4", ChatType: "single", UserID: "u", MsgType: "voice", Text: "修一下"}, nil},
+			wecom.Callback{Kind: wecom.KindMessage, ReqID: "R", MsgID: "m4", ChatType: wecom.ChatSingle, UserID: "u", MsgType: "voice", Text: "修一下", RawText: "修一下"}, nil},
 		{"card click nested", CmdEventCallback,
 			`{"msgid":"e1","chattype":"single","from":{"userid":"u"},"msgtype":"event","event":{"eventtype":"template_card_event","template_card_event":{"event_key":"appr:1:yes","task_id":"t1"}}}`,
-			Inbound{ReqID: "R", MsgID: "e1", ChatType: "single", UserID: "u", MsgType: "event", Event: "template_card_event", EventKey: "appr:1:yes", TaskID: "t1"}, nil},
-		{"system sender", CmdMsgCallback, `{"msgid":"m5","from":{"userid":"sys"},"msgtype":"text"}`, Inbound{}, ErrIgnored},
-		{"group without chatid", CmdMsgCallback, `{"msgid":"m6","chattype":"group","from":{"userid":"u"},"msgtype":"text"}`, Inbound{}, ErrIgnored},
+			wecom.Callback{Kind: wecom.KindEvent, ReqID: "R", MsgID: "e1", ChatType: wecom.ChatSingle, UserID: "u", MsgType: "event", Event: &wecom.Event{Type: "template_card_event",
+				Detail: json.RawMessage(`{"event_key":"appr:1:yes","task_id":"t1"}`), CardKey: "appr:1:yes", TaskID: "t1"}}, nil},
+		{"system sender", CmdMsgCallback, `{"msgid":"m5","from":{"userid":"sys"},"msgtype":"text"}`, wecom.Callback{}, ErrIgnored},
+		{"group without chatid", CmdMsgCallback, `{"msgid":"m6","chattype":"group","from":{"userid":"u"},"msgtype":"text"}`, wecom.Callback{}, ErrIgnored},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseCallback(Frame{Cmd: tc.cmd, Headers: Headers{ReqID: "R"}, Body: []byte(tc.body)})
