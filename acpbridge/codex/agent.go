@@ -37,7 +37,12 @@ type Options struct {
 	// Sandbox ("read-only", "workspace-write", "danger-full-access") and
 	// ApprovalPolicy ("on-request", "never", ...) are sent with every thread
 	// start and resume; empty leaves Codex's configuration in charge.
+	// Sandbox is ignored when Confine is set.
 	Sandbox, ApprovalPolicy string
+	// Confine, when set, gives each thread its own permission profile from
+	// the thread's working directory (see Confinement), sent with every
+	// thread start and resume in place of Sandbox.
+	Confine func(cwd string) Confinement
 	// Phases is the shared phase store (Redis); nil keeps phases in memory.
 	// Either way an in-process cache sits in front of it.
 	Phases acpbridge.PhaseStore
@@ -230,6 +235,10 @@ func (a *Agent) lookupThread(raw []byte) *thread {
 // NewSession starts a Codex thread working in cwd. A thread/start the
 // app-server exits under is sent once more to its successor (tookEffect).
 func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, error) {
+	config, err := a.threadConfig(cwd)
+	if err != nil {
+		return "", fmt.Errorf("start codex thread: %w", err)
+	}
 	var r threadResponse
 	var gen int
 	for resend := true; ; resend = false {
@@ -240,7 +249,7 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, erro
 			return "", err
 		}
 		err = c.call(ctx, "thread/start", threadStartParams{
-			Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
+			Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.sandbox(), Config: config,
 		}, &r)
 		if err == nil {
 			break
@@ -294,8 +303,12 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 		if loaded {
 			return c, nil
 		}
+		config, err := a.threadConfig(cwd)
+		if err != nil {
+			return nil, fmt.Errorf("resume codex thread %s: %w", th.id, err)
+		}
 		err = c.call(ctx, "thread/resume", threadResumeParams{
-			ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.opts.Sandbox,
+			ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.sandbox(), Config: config,
 			ExcludeTurns: true,
 		}, nil)
 		if err == nil {

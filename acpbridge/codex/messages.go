@@ -23,17 +23,21 @@ type clientInfo struct {
 	Version string `json:"version"`
 }
 
+// Config is the thread's own config layer: dotted or nested keys, as in
+// config.toml, above every other layer Codex loads.
 type threadStartParams struct {
-	Cwd            string `json:"cwd,omitempty"`
-	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
-	Sandbox        string `json:"sandbox,omitempty"`
+	Cwd            string         `json:"cwd,omitempty"`
+	ApprovalPolicy string         `json:"approvalPolicy,omitempty"`
+	Sandbox        string         `json:"sandbox,omitempty"`
+	Config         map[string]any `json:"config,omitempty"`
 }
 
 type threadResumeParams struct {
-	ThreadID       string `json:"threadId"`
-	Cwd            string `json:"cwd,omitempty"`
-	ApprovalPolicy string `json:"approvalPolicy,omitempty"`
-	Sandbox        string `json:"sandbox,omitempty"`
+	ThreadID       string         `json:"threadId"`
+	Cwd            string         `json:"cwd,omitempty"`
+	ApprovalPolicy string         `json:"approvalPolicy,omitempty"`
+	Sandbox        string         `json:"sandbox,omitempty"`
+	Config         map[string]any `json:"config,omitempty"`
 	// ExcludeTurns skips full-history hydration, which Codex deprecates; the
 	// history is read page by page with thread/items/list instead.
 	ExcludeTurns bool `json:"excludeTurns,omitempty"`
