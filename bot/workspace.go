@@ -39,15 +39,33 @@ func WorkspaceDir(root, conversation string) string {
 	return filepath.Join(root, name)
 }
 
-// ensureWorkspace creates the conversation's directory (0700: other local
-// users must not read what the agent writes) and returns its absolute path.
+// tmpDirs is the directory under the workspace root that holds each
+// conversation's private temporary directory. No conversation's workspace
+// can be named so (WorkspaceDir never starts a name with a dot).
+const tmpDirs = ".tmp"
+
+// WorkspaceTmp returns the private temporary directory of the conversation
+// working in workspace (a WorkspaceDir): root/.tmp/<the workspace's name>.
+// It sits outside the workspace, so what commands leave there never shows
+// in the user's files, and apart from every other conversation's, so one
+// conversation's commands never read or replace another's temporary files
+// as they could in a shared /tmp.
+func WorkspaceTmp(workspace string) string {
+	return filepath.Join(filepath.Dir(workspace), tmpDirs, filepath.Base(workspace))
+}
+
+// ensureWorkspace creates the conversation's directory and its private
+// temporary directory (0700: other local users must not read what the agent
+// writes) and returns the workspace's absolute path.
 func ensureWorkspace(root, conversation string) (string, error) {
 	dir, err := filepath.Abs(WorkspaceDir(root, conversation))
 	if err != nil {
 		return "", fmt.Errorf("resolve workspace of %q: %w", conversation, err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create workspace %s: %w", dir, err)
+	for _, d := range []string{dir, WorkspaceTmp(dir)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", fmt.Errorf("create workspace %s: %w", d, err)
+		}
 	}
 	return dir, nil
 }

@@ -151,6 +151,7 @@ type AgentConfig struct {
 	Kind          string        `mapstructure:"kind"`
 	Codex         CodexConfig   `mapstructure:"codex"`
 	ACP           ACPConfig     `mapstructure:"acp"`
+	Sandbox       SandboxConfig `mapstructure:"sandbox"`
 	WorkspaceRoot string        `mapstructure:"workspace_root"`
 	TurnTimeout   time.Duration `mapstructure:"turn_timeout"`
 	Approval      string        `mapstructure:"approval"`
@@ -185,6 +186,27 @@ type CodexConfig struct {
 	// twin of Env, for a provider's key (see readEnvFiles).
 	EnvFile map[string]string `mapstructure:"env_file"`
 }
+
+// SandboxConfig is the agent.sandbox.* section: what of the server each
+// conversation's commands may reach besides their own workspace and private
+// temporary directory, when agent.kind is codex and agent.codex.sandbox is
+// workspace-write or read-only.
+type SandboxConfig struct {
+	// Read are absolute paths the commands may read: system directories and
+	// toolchains (DefaultSandboxRead). Codex's platform minimum is readable
+	// whatever this says.
+	Read []string `mapstructure:"read"`
+	// Deny are absolute paths (or * / ** patterns) the commands may not read
+	// even inside Read, besides the ones wecodex always hides.
+	Deny []string `mapstructure:"deny"`
+}
+
+// DefaultSandboxRead is agent.sandbox.read's default: the system directories
+// that hold the shell, the C library and the toolchains packaged for the
+// system or installed under /usr/local (Go in /usr/local/go, JDKs in
+// /usr/lib/jvm). No home directory: a toolchain installed in one (rustup,
+// nvm, pyenv) is listed by the admin who wants it.
+var DefaultSandboxRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"}
 
 // ACPConfig is the agent.acp.* section, used when agent.kind is acp.
 type ACPConfig struct {
@@ -251,6 +273,7 @@ func Default() *Config {
 		Agent: AgentConfig{
 			Kind:            AgentCodex,
 			Codex:           CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request", ContinueInterrupted: true},
+			Sandbox:         SandboxConfig{Read: append([]string(nil), DefaultSandboxRead...)},
 			WorkspaceRoot:   defaultWorkspaceRoot(),
 			TurnTimeout:     DefaultTurnTimeout,
 			Approval:        ApprovalAsk,

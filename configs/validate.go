@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -82,6 +83,11 @@ func (c *Config) Validate() error {
 			add(key, "must be 43 characters (the EncodingAESKey from the WeCom admin console), not %d", len(val))
 		case !validAESKey(val):
 			add(key, "must be base64 letters, digits, + and / only (the EncodingAESKey from the WeCom admin console)")
+		}
+	}
+	absolute := func(key, val string) {
+		if !filepath.IsAbs(val) {
+			add(key, "must be an absolute path like /usr/local/go, not %q", val)
 		}
 	}
 	required := func(key, val, what string) {
@@ -215,6 +221,12 @@ func (c *Config) Validate() error {
 	validateAgentEnv("agent.codex.env_file", g.Codex.EnvFile, add)
 	validateAgentEnv("agent.acp.env", g.ACP.Env, add)
 	validateAgentEnv("agent.acp.env_file", g.ACP.EnvFile, add)
+	for i, p := range g.Sandbox.Read {
+		absolute(fmt.Sprintf("agent.sandbox.read[%d]", i), p)
+	}
+	for i, p := range g.Sandbox.Deny {
+		absolute(fmt.Sprintf("agent.sandbox.deny[%d]", i), p)
+	}
 	required("agent.workspace_root", g.WorkspaceRoot, "(the directory under which each conversation gets its own working directory)")
 	positive("agent.turn_timeout", g.TurnTimeout)
 	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)

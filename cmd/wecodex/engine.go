@@ -41,12 +41,13 @@ type engine struct {
 // chans registered on it, attaches each channel to the engine, and starts
 // the engine and the channels' connections. Stop it with stop after the HTTP
 // server has shut down.
-func startEngine(ctx context.Context, cfg *configs.Config, st *store.Store, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
+func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, st *store.Store, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
 	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
-	agent, err := newAgent(ctx, cfg, st, obs.AgentRestarted, log)
+	logSandbox(log, cfg, sandbox)
+	agent, err := newAgent(ctx, cfg, sandbox, st, obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +132,9 @@ func replicaID() string {
 
 // newAgent builds the agent agent.kind names. Codex keeps message phases in
 // the store (its own in-process cache sits in front), so any replica and a
-// restarted app-server still route commentary to the progress section.
-func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
+// restarted app-server still route commentary to the progress section, and
+// confines each thread to sandbox (none when nil).
+func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, st *store.Store, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
 		a, err := external.New(ctx, external.Options{
@@ -154,7 +156,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restart
 		if err != nil {
 			return nil, err
 		}
-		return codex.New(codex.Options{
+		opts := codex.Options{
 			Bin:             c.Bin,
 			Config:          withCommandEnvPolicy(c),
 			Env:             env,
@@ -164,7 +166,11 @@ func newAgent(ctx context.Context, cfg *configs.Config, st *store.Store, restart
 			Logger:          log,
 			OnRestart:       restarted,
 			FailInterrupted: !c.ContinueInterrupted,
-		}), nil
+		}
+		if sandbox != nil {
+			opts.Confine = sandbox.confine
+		}
+		return codex.New(opts), nil
 	default:
 		return nil, fmt.Errorf("agent.kind %q: want codex or acp", cfg.Agent.Kind)
 	}

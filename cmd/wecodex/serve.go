@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	logWarnings(log, lc.path, lc.warnings)
 	sd, release := notifyShutdown()
 	defer release()
-	if err := serve(sd, lc.Config, log); err != nil {
+	if err := serve(sd, lc.Config, lc.path, log); err != nil {
 		log.Error("serve failed", "err", err)
 		return exitError
 	}
@@ -52,9 +53,13 @@ const (
 
 // serve runs the HTTP server until sd.drain ends, then drains the engine
 // (see engine.drain) while still answering callbacks, and shuts down.
-func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
+func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger) error {
 	ctx := sd.drain
-	cfg, err := withPlaygroundCredentials(cfg, log)
+	sandbox, err := newConversationSandbox(cfg, configPath, os.Getenv)
+	if err != nil {
+		return err
+	}
+	cfg, err = withPlaygroundCredentials(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -115,7 +120,7 @@ func serve(sd shutdown, cfg *configs.Config, log *slog.Logger) error {
 	var eng *engine
 	// With no channel configured nobody can reach an engine: none runs.
 	if len(chans) > 0 {
-		eng, err = startEngine(ctx, cfg, st, replica, chans, tel.obs, log)
+		eng, err = startEngine(ctx, cfg, sandbox, st, replica, chans, tel.obs, log)
 		if err != nil {
 			return err
 		}
