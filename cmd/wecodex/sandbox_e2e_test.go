@@ -102,6 +102,9 @@ func TestE2ESandboxKeepsConversationsApart(t *testing.T) {
 		{"echo alice-notes > notes.txt && cat notes.txt", 0, "alice-notes\n"},
 		{`echo scratch > "$TMPDIR/a" && cat "$TMPDIR/a" && echo "$TMPDIR"`, 0, "scratch\n" + tmpA + "\n"},
 		{"sh -c 'echo toolchain' && git --version >/dev/null && echo git-ok", 0, "toolchain\ngit-ok\n"},
+		// serve's environment has WECODEX_SCRIPTED_MODEL_API_KEY; the
+		// commands' has no WECODEX_ variable at all.
+		{"env | grep -c '^WECODEX_'", 1, "0\n"},
 	}
 	bobProbes := []probe{
 		{"cat " + wsA + "/notes.txt", 1, "cat: " + wsA + "/notes.txt: No such file or directory\n"},
