@@ -122,3 +122,21 @@ func secretOfFileKey(key string) string {
 	}
 	return ""
 }
+
+// SecretFilePaths maps each _file key that is set (wecom.aibot.token_file,
+// agent.codex.env_file.NAME, ...) to the file it names: the files serve
+// keeps out of every conversation's sandbox.
+func (c *Config) SecretFilePaths() map[string]string {
+	out := make(map[string]string)
+	for _, s := range c.secretFiles() {
+		if s.path != "" {
+			out[s.key+"_file"] = s.path
+		}
+	}
+	for key, files := range map[string]map[string]string{"agent.codex.env_file": c.Agent.Codex.EnvFile, "agent.acp.env_file": c.Agent.ACP.EnvFile} {
+		for name, path := range files {
+			out[key+"."+name] = path
+		}
+	}
+	return out
+}

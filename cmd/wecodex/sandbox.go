@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,6 +98,12 @@ func newConversationSandbox(cfg *configs.Config, configPath string, getenv func(
 	}
 	if err := add("wecodex's state directory", configs.StateDir()); err != nil {
 		return nil, err
+	}
+	secrets := cfg.SecretFilePaths()
+	for _, key := range slices.Sorted(maps.Keys(secrets)) {
+		if err := add("the secret file "+key, secrets[key]); err != nil {
+			return nil, err
+		}
 	}
 	for _, p := range protected {
 		if pathWithin(p.path, root) {

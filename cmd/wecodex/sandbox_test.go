@@ -36,6 +36,11 @@ func TestServeRefusesAnUnsafeSandboxLayout(t *testing.T) {
 		want: "the config file CFGDIR/wecodex.yaml is inside agent.workspace_root CFGDIR" +
 			": a conversation whose workspace holds it would read it; move one of them so neither contains the other",
 	}, {
+		name:  "a secret file in the workspace root",
+		agent: fmt.Sprintf("workspace_root: %q\nredis:\n  password_file: %q", root, filepath.Join(root, "token")),
+		want: "the secret file redis.password_file " + root + "/token is inside agent.workspace_root " + root +
+			": a conversation whose workspace holds it would read it; move one of them so neither contains the other",
+	}, {
 		name:  "state directory in the workspace root",
 		agent: fmt.Sprintf("workspace_root: %q", root),
 		env:   []string{"XDG_STATE_HOME=" + filepath.Join(root, "xdg")},
@@ -82,6 +87,7 @@ func TestServeRefusesAnUnsafeSandboxLayout(t *testing.T) {
 			if err := os.RemoveAll(home); err != nil {
 				t.Fatal(err)
 			}
+			writeFile(t, filepath.Join(root, "token"), "a-token\n")
 			if tc.toml != "" {
 				writeFile(t, filepath.Join(home, "config.toml"), tc.toml)
 			}
