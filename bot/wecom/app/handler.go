@@ -37,15 +37,7 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet:
-		h.verifyURL(w, r)
-	case http.MethodPost:
-		h.callback(w, r)
-	default:
-		w.Header().Set("Allow", "GET, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	wecom.Route(w, r, h.verifyURL, h.callback)
 }
 
 func (h *handler) verifyURL(w http.ResponseWriter, r *http.Request) {

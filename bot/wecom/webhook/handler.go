@@ -106,15 +106,7 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 
 // ServeHTTP answers GET URL checks and POST callbacks.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet:
-		h.verifyURL(w, r)
-	case http.MethodPost:
-		h.callback(w, r)
-	default:
-		w.Header().Set("Allow", "GET, POST")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-	}
+	wecom.Route(w, r, h.verifyURL, h.callback)
 }
 
 func (h *Handler) verifyURL(w http.ResponseWriter, r *http.Request) {
