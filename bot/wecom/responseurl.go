@@ -31,13 +31,20 @@ type APIResult struct {
 	ErrMsg  string `json:"errmsg"`
 }
 
-// APIError is a non-zero errcode from WeCom.
+// APIError is a request WeCom answered with a non-zero errcode, on any
+// channel: response_url, the long connection's acks, the app's API.
 type APIError struct {
+	Op   string // what was asked ("" when the caller's wrapping says it)
 	Code int
 	Msg  string
 }
 
-func (e *APIError) Error() string { return fmt.Sprintf("wecom errcode %d: %s", e.Code, e.Msg) }
+func (e *APIError) Error() string {
+	if e.Op != "" {
+		return fmt.Sprintf("%s: wecom errcode %d: %s", e.Op, e.Code, e.Msg)
+	}
+	return fmt.Sprintf("wecom errcode %d: %s", e.Code, e.Msg)
+}
 
 // PostResponseURL sends msg to a callback's response_url, when hosts (nil:
 // DefaultAllowedHosts) allows it; a client nil is hosts.Client, which

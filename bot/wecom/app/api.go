@@ -42,25 +42,14 @@ const errcodeCardCodeSpent = 60140
 
 // cardCodeSpent reports whether err says the card's response_code is spent.
 func cardCodeSpent(err error) bool {
-	var e *APIError
-	return errors.As(err, &e) && e.Errcode == errcodeCardCodeSpent
-}
-
-// APIError is an app API call WeCom answered with a non-zero errcode.
-type APIError struct {
-	Op      string
-	Errcode int64
-	Errmsg  string
-}
-
-func (e *APIError) Error() string {
-	return fmt.Sprintf("wecom app %s: errcode %d: %s", e.Op, e.Errcode, e.Errmsg)
+	var e *wecom.APIError
+	return errors.As(err, &e) && e.Code == errcodeCardCodeSpent
 }
 
 // tokenRefused reports whether err says the access token was refused.
 func tokenRefused(err error) bool {
-	var e *APIError
-	return errors.As(err, &e) && (e.Errcode == errcodeInvalidToken || e.Errcode == errcodeExpiredToken)
+	var e *wecom.APIError
+	return errors.As(err, &e) && (e.Code == errcodeInvalidToken || e.Code == errcodeExpiredToken)
 }
 
 // secretInURL finds the access token and secret that silenceper's errors
@@ -73,7 +62,7 @@ func scrub(err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *APIError
+	var e *wecom.APIError
 	if errors.As(err, &e) {
 		return err // built by us from errcode and errmsg only
 	}
@@ -151,9 +140,9 @@ func (a *api) withToken(ctx context.Context, op string, call func(token string) 
 }
 
 func errcodeOf(err error) int64 {
-	var e *APIError
+	var e *wecom.APIError
 	if errors.As(err, &e) {
-		return e.Errcode
+		return int64(e.Code)
 	}
 	return 0
 }
@@ -162,7 +151,7 @@ func errcodeOf(err error) int64 {
 func apiError(op string, err error) error {
 	var ce *util.CommonError
 	if errors.As(err, &ce) {
-		return &APIError{Op: op, Errcode: ce.ErrCode, Errmsg: ce.ErrMsg}
+		return &wecom.APIError{Op: op, Code: int(ce.ErrCode), Msg: ce.ErrMsg}
 	}
 	return err
 }
@@ -209,7 +198,7 @@ func (a *api) send(ctx context.Context, op string, body any) (string, error) {
 			return apiError(op, err)
 		}
 		if resp.InvalidUser != "" {
-			return &APIError{Op: op, Errcode: 81013, Errmsg: "receiver not in the app's visible range"}
+			return &wecom.APIError{Op: op, Code: 81013, Msg: "receiver not in the app's visible range"}
 		}
 		code = resp.ResponseCode
 		return nil
@@ -240,7 +229,7 @@ func (a *api) updateCard(ctx context.Context, user, responseCode string, tc weco
 			return fmt.Errorf("answer is not JSON: %w", err)
 		}
 		if r.ErrCode != 0 {
-			return &APIError{Op: op, Errcode: r.ErrCode, Errmsg: r.ErrMsg}
+			return &wecom.APIError{Op: op, Code: int(r.ErrCode), Msg: r.ErrMsg}
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/internal/housetest"
 )
 
@@ -18,7 +19,7 @@ func TestScrubRemovesTokenAndSecret(t *testing.T) {
 	if got := scrub(err).Error(); got != want {
 		t.Fatalf("scrub:\n%s\nwant\n%s", got, want)
 	}
-	typed := fmt.Errorf("send: %w", &APIError{Op: "send markdown", Errcode: 42001, Errmsg: "access_token expired"})
+	typed := fmt.Errorf("send: %w", &wecom.APIError{Op: "send markdown", Code: 42001, Msg: "access_token expired"})
 	if got := scrub(typed); !tokenRefused(got) {
 		t.Fatalf("scrub lost the typed error: %v", got)
 	}

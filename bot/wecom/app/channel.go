@@ -219,7 +219,7 @@ func (c *Channel) sendOne(ctx context.Context, user, content string) error {
 		if err = c.api.sendMarkdown(ctx, user, content); err == nil {
 			return nil
 		}
-		var ae *APIError
+		var ae *wecom.APIError
 		if errors.As(err, &ae) {
 			return err // WeCom refused this message; another try would be refused too
 		}

@@ -51,17 +51,6 @@ type Headers struct {
 	ReqID string `json:"req_id"`
 }
 
-// AckError is a request WeCom answered with a non-zero errcode.
-type AckError struct {
-	Cmd    string
-	Code   int
-	Errmsg string
-}
-
-func (e *AckError) Error() string {
-	return fmt.Sprintf("%s: wecom errcode %d: %s", e.Cmd, e.Code, e.Errmsg)
-}
-
 // ErrAckTimeout means a request was written but no ack came within the ack
 // timeout: WeCom may or may not have applied it (an unknown outcome).
 var ErrAckTimeout = errors.New("no ack within the ack timeout: outcome unknown")
@@ -76,7 +65,7 @@ var ErrNotSent = errors.New("request not written")
 
 // Code is the WeCom errcode err carries, or 0.
 func Code(err error) int {
-	var ae *AckError
+	var ae *wecom.APIError
 	if errors.As(err, &ae) {
 		return ae.Code
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // maxFrameBytes caps an inbound frame; callbacks are small JSON documents.
@@ -69,7 +71,7 @@ func (s *session) readLoop() {
 }
 
 // request writes cmd with reqID and waits for its ack. An ack with a
-// non-zero errcode is an *AckError; no ack in time is ErrAckTimeout.
+// non-zero errcode is a *wecom.APIError; no ack in time is ErrAckTimeout.
 func (s *session) request(ctx context.Context, cmd, reqID string, body any) (Frame, error) {
 	ch := make(chan Frame, 1)
 	s.mu.Lock()
@@ -88,7 +90,7 @@ func (s *session) request(ctx context.Context, cmd, reqID string, body any) (Fra
 	select {
 	case f := <-ch:
 		if f.Errcode != 0 {
-			return f, &AckError{Cmd: cmd, Code: f.Errcode, Errmsg: f.Errmsg}
+			return f, &wecom.APIError{Op: cmd, Code: f.Errcode, Msg: f.Errmsg}
 		}
 		return f, nil
 	case <-timer.C:
