@@ -2,8 +2,10 @@
 // codex-acp` and the published @agentclientprotocol/codex-acp side by side on
 // the same real Codex and the same scripted answer of many deltas, and reports
 // each bridge process's own CPU seconds and peak RSS, and the whole process
-// tree's (bridge + Codex: CPU seconds and the peak of the summed RSS),
-// medians of alternating runs, every answer byte checked.
+// tree's (bridge + Codex: CPU seconds and the peak of the summed RSS, PSS
+// and USS), medians of alternating runs, every answer byte checked. The
+// yardstick is a bare tree: the same native app-server driven by the
+// smallest client (bare.go), whose tree the wecodex tree is divided by.
 //
 // Run it with `make bench-bridge`.
 package main
@@ -66,6 +68,9 @@ type bridge struct {
 	name    string
 	command []string
 	env     map[string]string
+	// bare: command[0] is the codex launcher, whose native app-server this
+	// process drives itself (bare.go) instead of through ACP.
+	bare    bool
 	samples []sample
 }
 
@@ -121,7 +126,9 @@ func run(f flags) error {
 	theirs := &bridge{name: "codex-acp 2.6.0", command: []string{f.codexACP},
 		env: with(env, "CODEX_PATH", codex, "CODEX_ACP_PROMPT_SUGGESTIONS", "false")}
 
-	all := []*bridge{ours, theirs}
+	bare := &bridge{name: "bare app-server", command: []string{codex}, env: env, bare: true}
+
+	all := []*bridge{ours, bare, theirs}
 	if f.zed != "" {
 		all = append(all, &bridge{name: "zed codex-acp 0.16.0", command: []string{f.zed}, env: env})
 	}
@@ -138,8 +145,8 @@ func run(f flags) error {
 				return fmt.Errorf("%s, run %d: %w", b.name, i+1, err)
 			}
 			b.samples = append(b.samples, s)
-			fmt.Printf("run %d %-20s bridge cpu %.3fs rss %6.1f MiB | tree cpu %.3fs peak rss %6.1f MiB | wall %.2fs  wecodex client cpu %.3fs\n",
-				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.treeCPU, float64(s.treeRSSKiB)/1024, s.wall.Seconds(), s.client)
+			fmt.Printf("run %d %-20s bridge cpu %.3fs rss %6.1f MiB | tree cpu %.3fs peak rss %6.1f pss %6.1f uss %6.1f anon %6.1f MiB | wall %.2fs  client cpu %.3fs\n",
+				i+1, b.name, s.cpu, float64(s.rssKiB)/1024, s.treeCPU, float64(s.treeRSSKiB)/1024, mib(s.treeMem.pss), mib(s.treeMem.uss), mib(s.treeMem.anon), s.wall.Seconds(), s.client)
 			for _, m := range s.members {
 				fmt.Printf("      %s\n", m)
 			}
@@ -148,17 +155,22 @@ func run(f flags) error {
 	if slices.Contains(all, ours) && slices.Contains(all, theirs) {
 		report(ours, theirs)
 	}
+	if slices.Contains(all, ours) && slices.Contains(all, bare) {
+		reportBare(ours, bare)
+	}
 	for _, b := range all {
-		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; whole tree cpu %.3fs, peak summed rss %.1f MiB; wecodex client cpu %.3fs\n",
+		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; whole tree cpu %.3fs, peak summed rss %.1f MiB (pss %.1f, uss %.1f, anon %.1f); client cpu %.3fs\n",
 			b.name, median(b.samples, cpuOf), median(b.samples, rssOf)/1024,
-			median(b.samples, treeCPUOf), median(b.samples, treeRSSOf)/1024, median(b.samples, clientOf))
+			median(b.samples, treeCPUOf), median(b.samples, treeRSSOf)/1024,
+			median(b.samples, treePSSOf)/1024, median(b.samples, treeUSSOf)/1024, median(b.samples, treeAnonOf)/1024, median(b.samples, clientOf))
 	}
 	if len(ns) == 0 {
 		return nil
 	}
 	scaleAnswer, scaleDeltas := scriptedAnswer(f.scaleDeltas)
 	current.Store(&scaleDeltas)
-	return scale(all, workspace, scaleAnswer, ns)
+	// The scale runs compare ACP agents; the bare client runs one turn.
+	return scale(slices.DeleteFunc(all, func(b *bridge) bool { return b.bare }), workspace, scaleAnswer, ns)
 }
 
 // startProfile profiles this process's CPU into path until stop.
@@ -198,6 +210,9 @@ func scriptedAnswer(n int) (string, []string) {
 // measure runs one turn on a fresh bridge process and reads its own CPU time
 // and peak RSS from /proc just before stopping it.
 func measure(b *bridge, workspace, answer string) (sample, error) {
+	if b.bare {
+		return measureBare(b, workspace, answer)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -226,13 +241,47 @@ func measure(b *bridge, workspace, answer string) (sample, error) {
 		return sample{}, err
 	}
 	s.client = client
-	s.treeCPU, s.members, s.treeRSSKiB = treeCPU(agent.PID()), treeMembers(agent.PID()), rss.stop()
+	s.treeCPU, s.members, s.treeMem, s.treeRSSKiB = treeCPU(agent.PID()), treeMembers(agent.PID()), rss.stopMem(agent.PID()), rss.stop()
 	s.wall = time.Since(start)
-	if text := got.answer.String(); text != answer {
-		return sample{}, fmt.Errorf("answer differs: got %d bytes, want %d (first difference at byte %d)",
-			len(text), len(answer), firstDiff(text, answer))
+	return s, sameAnswer(got.answer.String(), answer)
+}
+
+// measureBare is measure for the bare tree: the app-server alone, this
+// process its client.
+func measureBare(b *bridge, workspace, answer string) (sample, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	app, err := startBare(ctx, b.command[0], b.env)
+	if err != nil {
+		return sample{}, err
 	}
-	return s, nil
+	defer app.close()
+	pid := app.pid()
+	rss := sampleRSS(pid, 10*time.Millisecond)
+	defer rss.stop()
+	before := selfCPU()
+	text, err := app.turn(ctx, workspace, "Write the long answer.")
+	if err != nil {
+		return sample{}, err
+	}
+	client := selfCPU() - before
+	s, err := readProc(pid)
+	if err != nil {
+		return sample{}, err
+	}
+	s.client = client
+	s.treeCPU, s.members, s.treeMem, s.treeRSSKiB = treeCPU(pid), treeMembers(pid), rss.stopMem(pid), rss.stop()
+	s.wall = time.Since(start)
+	return s, sameAnswer(text, answer)
+}
+
+func sameAnswer(got, want string) error {
+	if got != want {
+		return fmt.Errorf("answer differs: got %d bytes, want %d (first difference at byte %d)",
+			len(got), len(want), firstDiff(got, want))
+	}
+	return nil
 }
 
 func firstDiff(a, b string) int {
@@ -254,11 +303,25 @@ func report(ours, theirs *bridge) {
 	fmt.Println("both bridges delivered the whole answer in every run")
 }
 
-func cpuOf(s sample) float64     { return s.cpu }
-func clientOf(s sample) float64  { return s.client }
-func rssOf(s sample) float64     { return float64(s.rssKiB) }
-func treeCPUOf(s sample) float64 { return s.treeCPU }
-func treeRSSOf(s sample) float64 { return float64(s.treeRSSKiB) }
+// reportBare divides the wecodex tree by the bare one: what wecodex adds
+// to the app-server it runs (issue 28's goal: <= 1.05x CPU, <= 1.10x peak
+// RSS).
+func reportBare(ours, bare *bridge) {
+	ratio := func(f func(sample) float64) float64 { return median(ours.samples, f) / median(bare.samples, f) }
+	fmt.Printf("\nwhole tree, %s / %s (medians)\n", ours.name, bare.name)
+	fmt.Printf("cpu %.3fx (goal <= 1.05x)  peak rss %.3fx (goal <= 1.10x)  peak pss %.3fx  peak uss %.3fx  peak anon %.3fx\n",
+		ratio(treeCPUOf), ratio(treeRSSOf), ratio(treePSSOf), ratio(treeUSSOf), ratio(treeAnonOf))
+	fmt.Printf("rss counts shared pages (the codex binary's) whole in every process; pss shares them out among the processes mapping them and uss leaves them out, so both drop while other processes run the same codex; anon (anonymous memory) does not depend on them\n\n")
+}
+
+func cpuOf(s sample) float64      { return s.cpu }
+func clientOf(s sample) float64   { return s.client }
+func rssOf(s sample) float64      { return float64(s.rssKiB) }
+func treeCPUOf(s sample) float64  { return s.treeCPU }
+func treeRSSOf(s sample) float64  { return float64(s.treeRSSKiB) }
+func treePSSOf(s sample) float64  { return float64(s.treeMem.pss) }
+func treeUSSOf(s sample) float64  { return float64(s.treeMem.uss) }
+func treeAnonOf(s sample) float64 { return float64(s.treeMem.anon) }
 
 func median(samples []sample, f func(sample) float64) float64 {
 	v := make([]float64, len(samples))

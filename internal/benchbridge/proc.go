@@ -32,6 +32,9 @@ type sample struct {
 	// RSS sampled every 10 ms.
 	treeCPU    float64
 	treeRSSKiB int64
+	// treeMem is the peaks of the tree's summed smaps_rollup, sampled
+	// every 100 ms and at the turn's end: its pss and uss beside the rss.
+	treeMem mem
 	// members is every process of the tree at the turn's end.
 	members []member
 }

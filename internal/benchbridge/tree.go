@@ -50,7 +50,7 @@ func treeCPU(pid int) float64 {
 // treeRSS sums field (VmRSS: now, VmHWM: each process's own peak) over the tree, in KiB.
 func treeRSS(pid int, field string) int64 {
 	var kib int64
-	for _, p := range treePIDs(pid) {
+	for _, p := range distinctVM(treePIDs(pid)) {
 		kib += statusKiB(p, field)
 	}
 	return kib
@@ -59,12 +59,19 @@ func treeRSS(pid int, field string) int64 {
 // rssSampler records the peak of the tree's summed RSS, sampled every
 // interval until stop: processes peak at different moments, so the sum of
 // their peaks would overstate what the machine needed at once.
+//
+// Every smapsEvery-th sample also reads the tree's smaps_rollup for the
+// peaks of its summed PSS and USS: the kernel walks every mapping for it,
+// too slow to do every 10 ms without perturbing what is measured.
 type rssSampler struct {
 	stopOnce sync.Once
 	stopc    chan struct{}
 	done     chan struct{}
 	peakKiB  int64
+	peakMem  mem // of the smaps samples: rss, pss, uss
 }
+
+const smapsEvery = 10
 
 func sampleRSS(pid int, interval time.Duration) *rssSampler {
 	s := &rssSampler{stopc: make(chan struct{}), done: make(chan struct{})}
@@ -72,8 +79,11 @@ func sampleRSS(pid int, interval time.Duration) *rssSampler {
 		defer close(s.done)
 		t := time.NewTicker(interval)
 		defer t.Stop()
-		for {
+		for i := 0; ; i++ {
 			s.peakKiB = max(s.peakKiB, treeRSS(pid, "VmRSS"))
+			if i%smapsEvery == 0 {
+				s.peakMem = s.peakMem.max(treeMem(pid))
+			}
 			select {
 			case <-s.stopc:
 				return
@@ -84,11 +94,18 @@ func sampleRSS(pid int, interval time.Duration) *rssSampler {
 	return s
 }
 
-// stop ends sampling and returns the peak seen.
+// stop ends sampling and returns the peak RSS seen.
 func (s *rssSampler) stop() int64 {
 	s.stopOnce.Do(func() { close(s.stopc) })
 	<-s.done
 	return s.peakKiB
+}
+
+// stopMem ends sampling and returns the peaks of the smaps samples, with
+// one more taken now (the turn's end, where the tree is at its largest).
+func (s *rssSampler) stopMem(pid int) mem {
+	s.stop()
+	return s.peakMem.max(treeMem(pid))
 }
 
 // member is one process of the tree at the turn's end, so the tree's
@@ -96,12 +113,15 @@ func (s *rssSampler) stop() int64 {
 type member struct {
 	procStat
 	rssKiB, hwmKiB int64 // VmRSS now, VmHWM: its own peak
+	mem            mem   // smaps_rollup now
 }
 
 func (m member) String() string {
-	return fmt.Sprintf("%s %.2fs (+%.2fs reaped children) rss %.0f MiB, own peak %.0f MiB",
-		m.name, m.cpu, m.childCPU, float64(m.rssKiB)/1024, float64(m.hwmKiB)/1024)
+	return fmt.Sprintf("%s %.2fs (+%.2fs reaped children) rss %.0f MiB (pss %.0f, uss %.0f, anon %.0f), own peak %.0f MiB",
+		m.name, m.cpu, m.childCPU, float64(m.rssKiB)/1024, mib(m.mem.pss), mib(m.mem.uss), mib(m.mem.anon), float64(m.hwmKiB)/1024)
 }
+
+func mib(kib int64) float64 { return float64(kib) / 1024 }
 
 // treeMembers describes every live process of the tree.
 func treeMembers(pid int) []member {
@@ -111,7 +131,7 @@ func treeMembers(pid int) []member {
 		if err != nil {
 			continue // ended meanwhile
 		}
-		out = append(out, member{procStat: st, rssKiB: statusKiB(p, "VmRSS"), hwmKiB: statusKiB(p, "VmHWM")})
+		out = append(out, member{procStat: st, rssKiB: statusKiB(p, "VmRSS"), hwmKiB: statusKiB(p, "VmHWM"), mem: smapsRollup(p)})
 	}
 	return out
 }
