@@ -87,8 +87,10 @@ bench: tools
 	scripts/with-redis.sh go test -run '^$$' -bench . -benchmem ./...
 
 # The bridge's own CPU and peak RSS, and the whole process tree's (each
-# process listed per run), beside both peers on the same real Codex and the
-# same scripted 20,000-delta answer (README, "Performance").
+# process listed per run; peak RSS, PSS, USS and anonymous memory), beside
+# both peers and the bare app-server (the same native Codex driven by the
+# smallest client), on the same scripted 20,000-delta answer, alternating;
+# prints the wecodex tree / bare tree ratios (README, "Performance").
 bench-bridge: build tools
 	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 20000 -runs 5
 
