@@ -26,13 +26,18 @@ export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 
-.PHONY: all build run demo test test-redis bench bench-bridge bench-scale bench-faults load lint tools clean image
+.PHONY: all build codex login run demo test test-redis bench bench-bridge bench-scale bench-faults load lint tools clean image
 
 all: build
 
 build:
 	go build -o bin/wecodex ./cmd/wecodex
 
+# Only what running the bot needs: the pinned Codex (serve and codex-login
+# find it in .tools/ beside bin/, with no PATH change).
+codex: $(CODEX_BIN)
+
+# Everything the tests and benchmarks use besides.
 tools: $(CODEX_BIN) $(CODEX_ACP_BIN) $(ZED_CODEX_ACP_BIN) $(AIBOT_SDK_DIR)
 
 # npm_install DIR PACKAGE@VERSION: a pinned npm package in its own ignored folder.
@@ -64,12 +69,16 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji
 
-run: build tools
-	@echo "wecodex: the playground will be at http://127.0.0.1:8080/playground (the 'playground' log line has the exact URL)"
-	PATH="$(dir $(CODEX_BIN)):$$PATH" ./bin/wecodex serve --config $(CONFIG)
+run: build codex
+	./bin/wecodex serve --config $(CONFIG)
+
+# Logs the pinned Codex in with the CODEX_HOME serve uses (the same config);
+# ARGS go to `codex login` (e.g. ARGS=--device-auth).
+login: build codex
+	./bin/wecodex codex-login --config $(CONFIG) $(ARGS)
 
 # The same as `make run`, with Codex on a bundled scripted model: no account, no network.
-demo: build tools
+demo: build codex
 	go run ./internal/demo/cmd/wecodex-demo --wecodex ./bin/wecodex --codex $(CODEX_BIN) --config $(CONFIG)
 
 # Besides the single Redis, a Redis Cluster and a Sentinel setup of their own

@@ -29,7 +29,8 @@ func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "wecodex codex-login: %s login with %s (config %s)\n", cfg.Agent.Codex.Bin, env[0], describePath(path))
+	// Said before Codex runs: the CODEX_HOME the service must use too.
+	fmt.Fprintf(stderr, "wecodex codex-login: logging %s in with %s (config %s)\n", cfg.Agent.Codex.Bin, env[0], describePath(path))
 	cmd := exec.Command(cfg.Agent.Codex.Bin, append([]string{"login"}, rest...)...)
 	// The allow-listed environment the bot's Codex gets: what the login
 	// needs (HOME, proxies, CA certificates), never wecodex's secrets.
@@ -40,7 +41,7 @@ func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
 		}
-		fmt.Fprintf(stderr, "wecodex codex-login: run %s login: %v (install Codex with `make tools` or set agent.codex.bin)\n", cfg.Agent.Codex.Bin, err)
+		fmt.Fprintf(stderr, "wecodex codex-login: run %s login: %v (install the pinned Codex with `make codex`, or set agent.codex.bin)\n", cfg.Agent.Codex.Bin, err)
 		return exitError
 	}
 	return exitOK

@@ -21,6 +21,7 @@ func loadConfig(f configFlags) (*configs.Config, []configs.Warning, string, erro
 		}
 	}
 	cfg, warns, err := configs.Check(path)
+	resolveCodexBin(cfg)
 	return cfg, warns, path, err
 }
 
