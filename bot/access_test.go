@@ -8,6 +8,7 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/store"
 )
 
 // "*" allows everyone in the allow lists, and never makes anyone an admin:
@@ -61,13 +62,14 @@ func TestExternalContactsRefusedUnlessAllowed(t *testing.T) {
 		t.Error("with no corp id known, a named company is another")
 	}
 
-	st := testenv.OpenStore(t, testenv.Prefix(t, "external"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "external"))
 	ch := newMemChat("a")
 	e, err := bot.New(bot.Config{
 		Replica: "r1", WorkspaceRoot: t.TempDir(), UpdateInterval: time.Millisecond,
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Access: bot.Access{AllowUsers: []string{"*"}, AllowChats: []string{"wrkChat1"}},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}, st, &echoAgent{}, ch)
+	}, testenv.EngineStore(st), &echoAgent{}, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

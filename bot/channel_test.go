@@ -19,7 +19,7 @@ import (
 	"github.com/wecodex/wecodex/store"
 )
 
-var _ bot.Store = (*store.Store)(nil)
+var _ testenv.EngineParts = (*testenv.Stores)(nil)
 
 // memChat is the smallest Channel: it keeps what the engine showed in
 // memory, in order. It proves a channel needs nothing of the scheduler or the
@@ -111,13 +111,14 @@ func (a *echoAgent) Close() error                                { return nil }
 // A message is presented on the channel it came from, though it waited in
 // the shared queue: the queued item records its channel.
 func TestTurnIsPresentedOnItsChannel(t *testing.T) {
-	st := testenv.OpenStore(t, testenv.Prefix(t, "botchan"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "botchan"))
 	a, b := newMemChat("a"), newMemChat("b")
 	e, err := bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: "r1", WorkspaceRoot: t.TempDir(), UpdateInterval: time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"alice"}},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}, st, &echoAgent{}, a, b)
+	}, testenv.EngineStore(st), &echoAgent{}, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}

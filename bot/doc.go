@@ -13,6 +13,6 @@
 // in bot/wecom (webhook, longconn, app); a test's chat channel needs nothing
 // of bot but its exported API.
 //
-// What the engine needs from Redis is declared here ([Store], split by
-// collaborator); package store implements it.
+// What the engine needs from Redis is declared here ([Store], one interface
+// per purpose); package store implements each part with a type of its own.
 package bot

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/wecodex/wecodex/acpbridge"
@@ -17,7 +16,8 @@ import (
 // Config is what the engine needs from the configuration file.
 type Config struct {
 	// Replica names this process among the replicas sharing the store; it
-	// must be unique per process. Empty means hostname-pid-random.
+	// must be unique per process (cmd/wecodex makes it once, for every part
+	// that names this replica). Required.
 	Replica string
 	// WorkspaceRoot is agent.workspace_root: each conversation works in its
 	// own directory below it.
@@ -34,10 +34,12 @@ type Config struct {
 	// Access says who may drive the agent.
 	Access Access
 	// LeaseTTL bounds how long a dead replica blocks a conversation; the
-	// lease is renewed every LeaseTTL/3 while a turn runs. Default 30s.
+	// lease is renewed every LeaseTTL/3 while a turn runs. Required: the
+	// store's (store.LeaseTTL), which keeps every TTL in one file.
 	LeaseTTL time.Duration
 	// HeartbeatTTL bounds how long a dead replica keeps the affinity of the
-	// conversations it owns; it is renewed every HeartbeatTTL/3. Default 30s.
+	// conversations it owns; it is renewed every HeartbeatTTL/3. Required:
+	// the store's (store.ReplicaTTL).
 	HeartbeatTTL time.Duration
 	// PollInterval is how often the engine looks for conversations with
 	// waiting messages that it may take (its own, or a dead replica's).
@@ -63,23 +65,21 @@ type Config struct {
 
 // Defaults of Config, also what configs documents.
 const (
-	DefaultTurnTimeout  = 30 * time.Minute
-	DefaultLeaseTTL     = 30 * time.Second
-	DefaultHeartbeatTTL = 30 * time.Second
+	DefaultTurnTimeout = 30 * time.Minute
 )
 
 func (c *Config) setDefaults() error {
 	if c.Replica == "" {
-		host, _ := os.Hostname()
-		c.Replica = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), randomID(3))
+		return errors.New("bot config: the replica id is empty")
 	}
 	if c.WorkspaceRoot == "" {
 		return errors.New("bot config: agent.workspace_root is empty")
 	}
+	if c.LeaseTTL <= 0 || c.HeartbeatTTL <= 0 {
+		return errors.New("bot config: LeaseTTL and HeartbeatTTL must be set (the store's TTLs)")
+	}
 	setDefault(&c.TurnTimeout, DefaultTurnTimeout)
 	setDefault(&c.UpdateInterval, cards.DefaultUpdateInterval)
-	setDefault(&c.LeaseTTL, DefaultLeaseTTL)
-	setDefault(&c.HeartbeatTTL, DefaultHeartbeatTTL)
 	setDefault(&c.PollInterval, time.Second)
 	setDefault(&c.ApprovalTimeout, DefaultApprovalTimeout)
 	if c.MaxQueue <= 0 {
@@ -118,8 +118,11 @@ type Engine struct {
 // turns. Every replica must register the same channels, since any replica
 // may run a message any channel received.
 func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine, error) {
-	if st == nil || agent == nil || len(chans) == 0 {
+	if agent == nil || len(chans) == 0 {
 		return nil, errors.New("bot: New needs a store, an agent and at least one channel")
+	}
+	if err := st.check(); err != nil {
+		return nil, err
 	}
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
@@ -132,12 +135,10 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 		cfg.Logger.Warn("access lists are empty: nobody may use the bot until access.allow_users, access.allow_chats or access.admins names someone")
 	}
 	log := cfg.Logger.With("replica", cfg.Replica)
-	// A store without approvals (a test's) declines every request asked.
-	ast, _ := st.(ApprovalStore)
-	ap := newApprovals(cfg, ast, log)
-	runner := newTurnRunner(cfg, st, agent, cs, newPermissions(cfg.Approval, ap), log)
-	sched := newScheduler(cfg, st, runner, cs, log)
-	in := &intake{cfg: cfg, store: st, channels: cs, sched: sched, approvals: ap, log: log}
+	ap := newApprovals(cfg, st.Approvals, log)
+	runner := newTurnRunner(cfg, turnParts{st.Attachments, st.Conversations}, agent, cs, newPermissions(cfg.Approval, ap), log)
+	sched := newScheduler(cfg, schedulerParts{st.Queue, st.Replicas}, runner, cs, log)
+	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, log: log}
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
 

@@ -43,11 +43,16 @@ func (p printTurn) Finish(context.Context, *cards.Card) { close(p.finished) }
 func ExampleEngine() {
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	st, err := store.Open(ctx, store.Options{}, log) // embedded Redis
+	db, err := store.Open(ctx, store.Options{}, log) // embedded Redis
 	if err != nil {
 		panic(err)
 	}
-	defer st.Close()
+	defer db.Close()
+	st := bot.Store{
+		Dedupe: store.NewDedupe(db), Queue: store.NewQueue(db), Replicas: store.NewReplicas(db),
+		Conversations: store.NewConversations(db), Attachments: store.NewAttachments(db),
+		Approvals: store.NewApprovals(db),
+	}
 	root, err := os.MkdirTemp("", "wecodex-example")
 	if err != nil {
 		panic(err)
@@ -56,6 +61,7 @@ func ExampleEngine() {
 
 	ch := printChannel{finished: make(chan struct{})}
 	e, err := bot.New(bot.Config{
+		Replica: "example", LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		WorkspaceRoot: root,
 		Access:        bot.Access{AllowUsers: []string{"alice"}},
 		Logger:        log,

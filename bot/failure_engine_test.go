@@ -17,6 +17,8 @@ import (
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/store"
 )
 
 // appServerGroups are the process groups of this test's codex app-servers:
@@ -226,8 +228,9 @@ func TestCardCarriesOnAfterCodexDies(t *testing.T) {
 	shown := &shownProgress{seen: make(chan struct{})}
 	e, err := bot.New(bot.Config{
 		Replica: "r1", WorkspaceRoot: r.root, UpdateInterval: time.Millisecond,
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quietLog(), Observer: shown,
-	}, r.st, r.agent, r.chat)
+	}, testenv.EngineStore(r.st), r.agent, r.chat)
 	if err != nil {
 		t.Fatal(err)
 	}

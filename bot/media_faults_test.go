@@ -11,12 +11,13 @@ import (
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
 )
 
-// failingEnqueue is the store whose claim-and-enqueue fails, as when Redis
+// failingEnqueue is the dedupe whose claim-and-enqueue fails, as when Redis
 // stalls past the callback's deadline.
-type failingEnqueue struct{ *store.Store }
+type failingEnqueue struct{ *store.Dedupe }
 
 func (failingEnqueue) ClaimAndEnqueue(context.Context, string, string, string, string, []byte, int) (string, bool, int, bool, error) {
 	return "", false, 0, false, context.DeadlineExceeded
@@ -29,9 +30,11 @@ func TestAttachmentsOfAFailedOrRepeatedDelivery(t *testing.T) {
 	rig := newMediaRig(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Seen."))))
 	pic := codextest.Picture(t, 3)
 	m := alice("m1", "What is it?", bot.Attachment{Kind: bot.AttachImage, Name: "p.png", Data: pic})
-	cfg := bot.Config{Replica: "r1", WorkspaceRoot: rig.root, UpdateInterval: time.Millisecond,
+	cfg := bot.Config{LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Replica: "r1", WorkspaceRoot: rig.root, UpdateInterval: time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quietLog()}
-	failing, err := bot.New(cfg, failingEnqueue{rig.st}, rig.agent, rig.chat)
+	st := testenv.EngineStore(rig.st)
+	st.Dedupe = failingEnqueue{rig.st.Dedupe}
+	failing, err := bot.New(cfg, st, rig.agent, rig.chat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func TestAttachmentsOfAFailedOrRepeatedDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{rig.st.Keys().Attachment("single:alice", rc.Reply.To.Stream, 0)}
+	want := []string{rig.st.DB.Keys().Conv("single:alice").Attachment(rc.Reply.To.Stream, 0)}
 	if keys := rig.attachmentKeys(t); !slices.Equal(keys, want) {
 		t.Fatalf("Redis keeps %q, want %q", keys, want)
 	}
@@ -72,7 +75,7 @@ func TestAttachmentsOfAFailedOrRepeatedDelivery(t *testing.T) {
 // attachmentKeys lists the attachment keys under the rig's prefix, sorted.
 func (r *mediaRig) attachmentKeys(t *testing.T) []string {
 	t.Helper()
-	keys, err := r.st.Client().Keys(t.Context(), r.st.Prefix()+"*:attachment:*").Result()
+	keys, err := testenv.Redis(t).Keys(t.Context(), r.st.DB.Keys().Prefix()+"*:attachment:*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

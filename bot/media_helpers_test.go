@@ -67,7 +67,7 @@ func (p *requeueTurn) Requeued() bool { return p.requeued }
 // the real Redis, with one cardChat channel.
 type mediaRig struct {
 	h     *codextest.Harness
-	st    *store.Store
+	st    *testenv.Stores
 	agent acpbridge.Agent
 	chat  *cardChat
 	root  string
@@ -76,7 +76,7 @@ type mediaRig struct {
 func newMediaRig(t *testing.T, script sm.Script) *mediaRig {
 	t.Helper()
 	h := codextest.Start(t, script)
-	st := testenv.OpenStore(t, testenv.Prefix(t, "botmedia"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "botmedia"))
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: quietLog()})
 	t.Cleanup(func() { _ = agent.Close() })
 	return &mediaRig{h: h, st: st, agent: agent, chat: newCardChat("chat"), root: t.TempDir()}
@@ -86,9 +86,10 @@ func newMediaRig(t *testing.T, script sm.Script) *mediaRig {
 func (r *mediaRig) engine(t *testing.T, replica, root string) *bot.Engine {
 	t.Helper()
 	e, err := bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: replica, WorkspaceRoot: root, UpdateInterval: time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quietLog(),
-	}, r.st, r.agent, r.chat)
+	}, testenv.EngineStore(r.st), r.agent, r.chat)
 	if err != nil {
 		t.Fatal(err)
 	}

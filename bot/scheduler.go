@@ -233,17 +233,16 @@ func (s *scheduler) tryStart(ctx context.Context, conv string) {
 			return
 		}
 	}
-	taken, err := s.store.TakeTurn(ctx, conv, s.cfg.Replica, s.cfg.LeaseTTL)
+	token, item, queued, orphan, err := s.store.TakeTurn(ctx, conv, s.cfg.Replica, s.cfg.LeaseTTL)
 	if err != nil {
 		s.log.Warn("take turn", "conv", conv, "err", err)
 		return
 	}
-	if taken.Orphan != nil {
-		s.runner.failOrphan(ctx, conv, owner, taken.Orphan)
+	if orphan != nil {
+		s.runner.failOrphan(ctx, conv, owner, orphan)
 	}
-	token, item := taken.Token, taken.Item
 	if token == 0 {
-		if taken.Queued == 0 {
+		if queued == 0 {
 			if err := s.store.SettlePending(ctx, conv); err != nil {
 				s.log.Warn("settle pending", "conv", conv, "err", err)
 			}

@@ -2,18 +2,58 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
-// Store is the shared state the engine needs. Package store implements it
-// over Redis; every replica of the bot uses the same one. Methods use only
-// plain types so the store needs no knowledge of this package. Each
-// collaborator of the engine takes only the part it uses: IntakeStore,
-// SchedulerStore, TurnStore.
-type Store interface {
-	IntakeStore
-	SchedulerStore
-	TurnStore
+// Store is the shared state the engine needs, one part per purpose.
+// Package store implements each part over Redis with a type of its own;
+// every replica of the bot uses the same Redis. Methods use only plain
+// types so the store needs no knowledge of this package. Each collaborator
+// of the engine takes only the parts it uses (IntakeStore, SchedulerStore,
+// TurnStore, ApprovalStore).
+type Store struct {
+	Dedupe        Dedupe
+	Queue         Leases
+	Replicas      Replicas
+	Conversations Conversations
+	Attachments   Attachments
+	// Approvals may be nil (a test's store): every request is then
+	// declined.
+	Approvals ApprovalStore
+}
+
+// check reports the first required part that is missing.
+func (s Store) check() error {
+	for _, p := range []struct {
+		name string
+		set  bool
+	}{{"Dedupe", s.Dedupe != nil}, {"Queue", s.Queue != nil}, {"Replicas", s.Replicas != nil},
+		{"Conversations", s.Conversations != nil}, {"Attachments", s.Attachments != nil}} {
+		if !p.set {
+			return errors.New("bot: the store has no " + p.name)
+		}
+	}
+	return nil
+}
+
+// intakeParts, schedulerParts and turnParts give each collaborator the
+// parts it uses as the one interface it declares.
+type intakeParts struct {
+	Dedupe
+	Attachments
+	Leases
+	Conversations
+}
+
+type schedulerParts struct {
+	Leases
+	Replicas
+}
+
+type turnParts struct {
+	Attachments
+	Conversations
 }
 
 // IntakeStore is what intake uses: dedupe, the queue, and what commands read
@@ -103,9 +143,13 @@ type Leases interface {
 	Queued(ctx context.Context, conv string) ([][]byte, error)
 	// TakeTurn acquires the free lease for replica and pops the oldest
 	// waiting item in one step, recording replica as the conversation's
-	// owner and the item as running. The orphan (see TakenTurn) is handed to
-	// one caller only, even when no lease is taken.
-	TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (TakenTurn, error)
+	// owner and the item as running. token is the lease's fencing token, 0
+	// when the lease is held or the queue is empty; item is the popped item
+	// (nil when token is 0); queued is the queue length after the call.
+	// orphan is the item a previous holder was running when its lease
+	// lapsed without a release (it died mid-turn), handed to one caller
+	// only, even when no lease is taken.
+	TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, orphan []byte, err error)
 	// NextTurn pops the next waiting item for the holder of token, records
 	// it as running and renews the lease, or releases the lease when the
 	// queue is empty (item nil). held is false when token no longer holds
@@ -143,22 +187,6 @@ type Leases interface {
 	// SettlePending drops conv from the pending set if its queue is empty
 	// and no turn is recorded running.
 	SettlePending(ctx context.Context, conv string) error
-}
-
-// TakenTurn is what TakeTurn returns. It is an alias of a plain struct, so
-// the store (which imports nothing of this module) declares the identical
-// type, store.TakenTurn; the two declarations must stay the same.
-type TakenTurn = struct {
-	// Token is the lease's fencing token; 0 when the lease is held or the
-	// queue is empty.
-	Token int64
-	// Item is the popped item, recorded as running; nil when Token is 0.
-	Item []byte
-	// Queued is the queue length after the call.
-	Queued int
-	// Orphan is the item a previous holder was running when its lease
-	// lapsed without a release (it died mid-turn); nil when none.
-	Orphan []byte
 }
 
 // Replicas tracks which replicas are alive and which one owns (ran the last

@@ -16,8 +16,8 @@ import (
 
 // CachedValue returns the value cached under name (Cache), ok false when
 // there is none.
-func (s *Store) CachedValue(ctx context.Context, name string) (string, bool, error) {
-	v, err := s.client.Get(ctx, s.keys.Cache(name)).Result()
+func (s *App) CachedValue(ctx context.Context, name string) (string, bool, error) {
+	v, err := s.client.Get(ctx, s.keys.App().Cache(name)).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", false, nil
 	}
@@ -37,11 +37,11 @@ return 1
 `)
 
 // CacheValue stores value under name for ttl and ends any fill of it.
-func (s *Store) CacheValue(ctx context.Context, name, value string, ttl time.Duration) error {
+func (s *App) CacheValue(ctx context.Context, name, value string, ttl time.Duration) error {
 	if ttl <= 0 {
 		return fmt.Errorf("cache %s: TTL %s is not positive", name, ttl)
 	}
-	keys := []string{s.keys.Cache(name), s.keys.CacheFill(name)}
+	keys := []string{s.keys.App().Cache(name), s.keys.App().CacheFill(name)}
 	if err := cacheValue.Run(ctx, s.client, keys, value, ttl.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("cache %s: %w", name, err)
 	}
@@ -58,8 +58,8 @@ return redis.call('DEL', KEYS[1])
 
 // DropCachedValue deletes the value cached under name if it is still value
 // (any value when value is ""); dropped says whether it did.
-func (s *Store) DropCachedValue(ctx context.Context, name, value string) (bool, error) {
-	n, err := dropValue.Run(ctx, s.client, []string{s.keys.Cache(name)}, value).Int()
+func (s *App) DropCachedValue(ctx context.Context, name, value string) (bool, error) {
+	n, err := dropValue.Run(ctx, s.client, []string{s.keys.App().Cache(name)}, value).Int()
 	if err != nil {
 		return false, fmt.Errorf("drop cached %s: %w", name, err)
 	}
@@ -68,8 +68,8 @@ func (s *Store) DropCachedValue(ctx context.Context, name, value string) (bool, 
 
 // ClaimCacheFill makes owner the one replica fetching name's value, for at
 // most ttl; false when another replica fetches it now.
-func (s *Store) ClaimCacheFill(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
-	ok, err := s.client.SetNX(ctx, s.keys.CacheFill(name), owner, ttl).Result()
+func (s *App) ClaimCacheFill(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
+	ok, err := s.client.SetNX(ctx, s.keys.App().CacheFill(name), owner, ttl).Result()
 	if err != nil {
 		return false, fmt.Errorf("claim the fetch of %s: %w", name, err)
 	}
@@ -84,8 +84,8 @@ return redis.call('DEL', KEYS[1])
 
 // ReleaseCacheFill frees owner's claim on fetching name's value (a fetch
 // that failed), so another replica may try at once.
-func (s *Store) ReleaseCacheFill(ctx context.Context, name, owner string) error {
-	if err := releaseFill.Run(ctx, s.client, []string{s.keys.CacheFill(name)}, owner).Err(); err != nil {
+func (s *App) ReleaseCacheFill(ctx context.Context, name, owner string) error {
+	if err := releaseFill.Run(ctx, s.client, []string{s.keys.App().CacheFill(name)}, owner).Err(); err != nil {
 		return fmt.Errorf("release the fetch of %s: %w", name, err)
 	}
 	return nil
@@ -127,11 +127,11 @@ return at
 // by margin for clock differences. A reservation is never given back: a
 // send that failed still counts, which errs on the side of WeCom's silent
 // drops.
-func (s *Store) ReserveSend(ctx context.Context, agentID, user string, now time.Time, perMinute, perHour int, margin time.Duration) (time.Time, error) {
+func (s *App) ReserveSend(ctx context.Context, agentID, user string, now time.Time, perMinute, perHour int, margin time.Duration) (time.Time, error) {
 	if perMinute <= 0 || perHour <= 0 {
 		return time.Time{}, fmt.Errorf("reserve a send to %s: limits %d/min, %d/h must be positive", user, perMinute, perHour)
 	}
-	keys := []string{s.keys.AppPace(agentID, user), s.keys.AppPaceSeq(agentID, user)}
+	keys := []string{s.keys.App().Pace(agentID, user), s.keys.App().PaceSeq(agentID, user)}
 	ms, err := reserveSend.Run(ctx, s.client, keys, now.UnixMilli(), perMinute, perHour,
 		margin.Milliseconds(), AppPaceTTL.Milliseconds()).Int64()
 	if err != nil {
@@ -141,8 +141,8 @@ func (s *Store) ReserveSend(ctx context.Context, agentID, user string, now time.
 }
 
 // SaveCardCode records the response_code of a reply stream's progress card.
-func (s *Store) SaveCardCode(ctx context.Context, streamID, code string) error {
-	if err := s.client.Set(ctx, s.keys.AppCard(streamID), code, AppCardTTL).Err(); err != nil {
+func (s *App) SaveCardCode(ctx context.Context, streamID, code string) error {
+	if err := s.client.Set(ctx, s.keys.App().Card(streamID), code, AppCardTTL).Err(); err != nil {
 		return fmt.Errorf("save the card code of %s: %w", streamID, err)
 	}
 	return nil
@@ -150,8 +150,8 @@ func (s *Store) SaveCardCode(ctx context.Context, streamID, code string) error {
 
 // TakeCardCode returns the stream's card code and deletes it, since WeCom
 // accepts it once; "" when there is none (never sent, or taken).
-func (s *Store) TakeCardCode(ctx context.Context, streamID string) (string, error) {
-	v, err := s.client.GetDel(ctx, s.keys.AppCard(streamID)).Result()
+func (s *App) TakeCardCode(ctx context.Context, streamID string) (string, error) {
+	v, err := s.client.GetDel(ctx, s.keys.App().Card(streamID)).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
@@ -162,8 +162,8 @@ func (s *Store) TakeCardCode(ctx context.Context, streamID string) (string, erro
 }
 
 // ClaimFinish marks the stream's end as sent; false when it was already.
-func (s *Store) ClaimFinish(ctx context.Context, streamID string) (bool, error) {
-	ok, err := s.client.SetNX(ctx, s.keys.AppFinished(streamID), 1, AppCardTTL).Result()
+func (s *App) ClaimFinish(ctx context.Context, streamID string) (bool, error) {
+	ok, err := s.client.SetNX(ctx, s.keys.App().Finished(streamID), 1, AppCardTTL).Result()
 	if err != nil {
 		return false, fmt.Errorf("claim the end of %s: %w", streamID, err)
 	}
@@ -172,8 +172,8 @@ func (s *Store) ClaimFinish(ctx context.Context, streamID string) (bool, error) 
 
 // CardOpen reports whether the stream's progress card still waits for its
 // update: the turn has not ended.
-func (s *Store) CardOpen(ctx context.Context, streamID string) (bool, error) {
-	n, err := s.client.Exists(ctx, s.keys.AppCard(streamID)).Result()
+func (s *App) CardOpen(ctx context.Context, streamID string) (bool, error) {
+	n, err := s.client.Exists(ctx, s.keys.App().Card(streamID)).Result()
 	if err != nil {
 		return false, fmt.Errorf("look up the card of %s: %w", streamID, err)
 	}

@@ -10,7 +10,7 @@ func TestAppTokenCache(t *testing.T) { forEachBackend(t, testAppTokenCache) }
 
 // One replica fills the cache while the others wait; storing the value frees
 // the claim; a drop names the value it refuses, so a fresh one survives.
-func testAppTokenCache(t *testing.T, s *Store) {
+func testAppTokenCache(t *testing.T, s *stores) {
 	ctx := context.Background()
 	name := "tok-" + t.Name()
 	if _, ok, err := s.CachedValue(ctx, name); err != nil || ok {
@@ -59,7 +59,7 @@ func TestReserveSend(t *testing.T) { forEachBackend(t, testReserveSend) }
 // 3 a minute and 5 an hour: the first three go at once, the next two a
 // minute (plus the margin) after the first and second, the sixth an hour
 // after the first; a reservation never goes before an earlier one.
-func testReserveSend(t *testing.T, s *Store) {
+func testReserveSend(t *testing.T, s *stores) {
 	ctx := context.Background()
 	t0 := time.UnixMilli(1_800_000_000_000)
 	user := "u-" + t.Name()
@@ -88,7 +88,7 @@ func testReserveSend(t *testing.T, s *Store) {
 
 func TestAppCardCode(t *testing.T) { forEachBackend(t, testAppCardCode) }
 
-func testAppCardCode(t *testing.T, s *Store) {
+func testAppCardCode(t *testing.T, s *stores) {
 	ctx := context.Background()
 	stream := "s-" + t.Name()
 	if open, err := s.CardOpen(ctx, stream); err != nil || open {

@@ -20,7 +20,7 @@ const (
 // short id, the next of the counter every conversation shares (never
 // reused), so the id alone names the request from any chat. An id taken by
 // a call that then fails is only a gap.
-func (s *Store) OpenApproval(ctx context.Context, conv string, request []byte) (int64, error) {
+func (s *Approvals) OpenApproval(ctx context.Context, conv string, request []byte) (int64, error) {
 	id, err := s.client.Incr(ctx, s.keys.ApprovalSeq()).Result()
 	if err != nil {
 		return 0, fmt.Errorf("number approval request in %s: %w", conv, err)
@@ -36,7 +36,7 @@ func (s *Store) OpenApproval(ctx context.Context, conv string, request []byte) (
 	if err != nil {
 		return 0, fmt.Errorf("index approval request %d of %s: %w", id, conv, err)
 	}
-	key, set := s.keys.Approval(conv, id), s.keys.Approvals(conv)
+	key, set := s.keys.Conv(conv).Approval(id), s.keys.Conv(conv).Approvals()
 	_, err = s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, key, "request", request, "status", approvalPending)
 		p.PExpire(ctx, key, ApprovalTTL)
@@ -52,7 +52,7 @@ func (s *Store) OpenApproval(ctx context.Context, conv string, request []byte) (
 
 // ApprovalOwner returns the conversation of approval request id, "" when
 // the id is unknown or expired.
-func (s *Store) ApprovalOwner(ctx context.Context, id int64) (string, error) {
+func (s *Approvals) ApprovalOwner(ctx context.Context, id int64) (string, error) {
 	conv, err := s.client.Get(ctx, s.keys.ApprovalOwner(id)).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
@@ -65,7 +65,7 @@ func (s *Store) ApprovalOwner(ctx context.Context, id int64) (string, error) {
 
 // AllPendingApprovals returns every conversation's pending approvals, oldest
 // first: the conversation, id and request of each.
-func (s *Store) AllPendingApprovals(ctx context.Context) (convs []string, ids []int64, requests [][]byte, err error) {
+func (s *Approvals) AllPendingApprovals(ctx context.Context) (convs []string, ids []int64, requests [][]byte, err error) {
 	members, err := s.client.ZRange(ctx, s.keys.ApprovalsPending(), 0, -1).Result()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("list pending approvals: %w", err)
@@ -81,7 +81,7 @@ func (s *Store) AllPendingApprovals(ctx context.Context) (convs []string, ids []
 		}
 		var v []any
 		if conv != "" {
-			if v, err = s.client.HMGet(ctx, s.keys.Approval(conv, id), "status", "request").Result(); err != nil {
+			if v, err = s.client.HMGet(ctx, s.keys.Conv(conv).Approval(id), "status", "request").Result(); err != nil {
 				return nil, nil, nil, fmt.Errorf("read approval %d of %s: %w", id, conv, err)
 			}
 		}
@@ -105,8 +105,8 @@ func valueAt(v []any, i int) any {
 
 // PendingApprovals returns the ids and requests of conv's pending approvals,
 // oldest first.
-func (s *Store) PendingApprovals(ctx context.Context, conv string) ([]int64, [][]byte, error) {
-	members, err := s.client.ZRange(ctx, s.keys.Approvals(conv), 0, -1).Result()
+func (s *Approvals) PendingApprovals(ctx context.Context, conv string) ([]int64, [][]byte, error) {
+	members, err := s.client.ZRange(ctx, s.keys.Conv(conv).Approvals(), 0, -1).Result()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list pending approvals of %s: %w", conv, err)
 	}
@@ -117,7 +117,7 @@ func (s *Store) PendingApprovals(ctx context.Context, conv string) ([]int64, [][
 		if err != nil {
 			continue
 		}
-		req, err := s.client.HGet(ctx, s.keys.Approval(conv, id), "request").Bytes()
+		req, err := s.client.HGet(ctx, s.keys.Conv(conv).Approval(id), "request").Bytes()
 		if errors.Is(err, redis.Nil) {
 			continue // expired under the set: not pending any more
 		}
@@ -149,8 +149,8 @@ return {1, ARGV[1], redis.call('HGET', KEYS[1], 'request')}
 // pending, and announces it on ApprovalChannel. decided says whether this
 // call decided; current is the decision recorded (this one or the earlier
 // one; nil when the request is unknown or expired), request the request.
-func (s *Store) DecideApproval(ctx context.Context, conv string, id int64, decision []byte) (decided bool, current, request []byte, err error) {
-	v, err := decideApproval.Run(ctx, s.client, []string{s.keys.Approval(conv, id), s.keys.Approvals(conv)},
+func (s *Approvals) DecideApproval(ctx context.Context, conv string, id int64, decision []byte) (decided bool, current, request []byte, err error) {
+	v, err := decideApproval.Run(ctx, s.client, []string{s.keys.Conv(conv).Approval(id), s.keys.Conv(conv).Approvals()},
 		decision, id, s.keys.ApprovalChannel(), conv).Slice()
 	if err != nil {
 		return false, nil, nil, fmt.Errorf("decide approval %d of %s: %w", id, conv, err)
@@ -170,8 +170,8 @@ func (s *Store) DecideApproval(ctx context.Context, conv string, id int64, decis
 
 // ApprovalDecision returns the decision recorded for request id of conv,
 // nil while it is pending.
-func (s *Store) ApprovalDecision(ctx context.Context, conv string, id int64) ([]byte, error) {
-	v, err := s.client.HMGet(ctx, s.keys.Approval(conv, id), "status", "decision").Result()
+func (s *Approvals) ApprovalDecision(ctx context.Context, conv string, id int64) ([]byte, error) {
+	v, err := s.client.HMGet(ctx, s.keys.Conv(conv).Approval(id), "status", "decision").Result()
 	if err != nil {
 		return nil, fmt.Errorf("read approval %d of %s: %w", id, conv, err)
 	}
@@ -184,8 +184,8 @@ func (s *Store) ApprovalDecision(ctx context.Context, conv string, id int64) ([]
 
 // WatchApprovals calls fn with the conversation and id of every decision
 // announced, until ctx ends. ready is called once the subscription is live.
-func (s *Store) WatchApprovals(ctx context.Context, ready func(), fn func(conv string, id int64)) error {
-	return s.watch(ctx, "approval decisions", ready, func(m *redis.Message) {
+func (s *Approvals) WatchApprovals(ctx context.Context, ready func(), fn func(conv string, id int64)) error {
+	return watch(ctx, s.conn, "approval decisions", ready, func(m *redis.Message) {
 		conv, idText, _ := strings.Cut(m.Payload, "\n")
 		if id, err := strconv.ParseInt(idText, 10, 64); err == nil {
 			fn(conv, id)

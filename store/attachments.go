@@ -10,8 +10,8 @@ import (
 
 // SaveAttachment keeps the bytes of attachment index of the message queued
 // on stream in conv, for whichever replica runs its turn (TTL AttachmentTTL).
-func (s *Store) SaveAttachment(ctx context.Context, conv, stream string, index int, data []byte) error {
-	if err := s.client.Set(ctx, s.keys.Attachment(conv, stream, index), data, AttachmentTTL).Err(); err != nil {
+func (s *Attachments) SaveAttachment(ctx context.Context, conv, stream string, index int, data []byte) error {
+	if err := s.client.Set(ctx, s.keys.Conv(conv).Attachment(stream, index), data, AttachmentTTL).Err(); err != nil {
 		return fmt.Errorf("save attachment %d of %s: %w", index, stream, err)
 	}
 	return nil
@@ -19,8 +19,8 @@ func (s *Store) SaveAttachment(ctx context.Context, conv, stream string, index i
 
 // Attachment returns the bytes SaveAttachment kept; ok is false when they
 // are gone (expired, or deleted when the turn finished).
-func (s *Store) Attachment(ctx context.Context, conv, stream string, index int) (data []byte, ok bool, err error) {
-	data, err = s.client.Get(ctx, s.keys.Attachment(conv, stream, index)).Bytes()
+func (s *Attachments) Attachment(ctx context.Context, conv, stream string, index int) (data []byte, ok bool, err error) {
+	data, err = s.client.Get(ctx, s.keys.Conv(conv).Attachment(stream, index)).Bytes()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return nil, false, nil
@@ -32,13 +32,13 @@ func (s *Store) Attachment(ctx context.Context, conv, stream string, index int) 
 
 // DeleteAttachments drops attachments 0..n-1 of the message queued on
 // stream, in one command (the keys share the conversation's hash tag).
-func (s *Store) DeleteAttachments(ctx context.Context, conv, stream string, n int) error {
+func (s *Attachments) DeleteAttachments(ctx context.Context, conv, stream string, n int) error {
 	if n <= 0 {
 		return nil
 	}
 	keys := make([]string, n)
 	for i := range keys {
-		keys[i] = s.keys.Attachment(conv, stream, i)
+		keys[i] = s.keys.Conv(conv).Attachment(stream, i)
 	}
 	if err := s.client.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("delete attachments of %s: %w", stream, err)

@@ -13,7 +13,7 @@ import (
 // touched.
 func TestAttachments(t *testing.T) { forEachBackend(t, testAttachments) }
 
-func testAttachments(t *testing.T, s *Store) {
+func testAttachments(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "single:att"
 	pic := bytes.Repeat([]byte{0x89, 'P', 'N', 'G', 0, 0xff}, 100_000) // binary, 600 KB
@@ -32,7 +32,7 @@ func testAttachments(t *testing.T, s *Store) {
 			t.Fatalf("Attachment(s1, %d) = %d bytes, %v, %v; want the %d bytes saved", i, len(got), ok, err, len(want))
 		}
 	}
-	if ttl := s.Client().PTTL(ctx, s.Keys().Attachment(conv, "s1", 0)).Val(); ttl <= AttachmentTTL-time.Minute || ttl > AttachmentTTL {
+	if ttl := s.Client().PTTL(ctx, s.Keys().Conv(conv).Attachment("s1", 0)).Val(); ttl <= AttachmentTTL-time.Minute || ttl > AttachmentTTL {
 		t.Fatalf("attachment TTL %v, want %v", ttl, AttachmentTTL)
 	}
 	if _, ok, err := s.Attachment(ctx, conv, "s1", 2); err != nil || ok {

@@ -15,8 +15,8 @@ const (
 
 // Conversation returns the conversation's recorded ACP session id and cwd
 // ("" when none).
-func (s *Store) Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error) {
-	v, err := s.client.HMGet(ctx, s.keys.Session(conv), fieldSession, fieldCwd).Result()
+func (s *Conversations) Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error) {
+	v, err := s.client.HMGet(ctx, s.keys.Conv(conv).Session(), fieldSession, fieldCwd).Result()
 	if err != nil {
 		return "", "", fmt.Errorf("read conversation: %w", err)
 	}
@@ -27,8 +27,8 @@ func (s *Store) Conversation(ctx context.Context, conv string) (sessionID, cwd s
 
 // SaveConversation records the conversation's session id and cwd, renewing
 // its TTL (ConversationTTL).
-func (s *Store) SaveConversation(ctx context.Context, conv, sessionID, cwd string) error {
-	key := s.keys.Session(conv)
+func (s *Conversations) SaveConversation(ctx context.Context, conv, sessionID, cwd string) error {
+	key := s.keys.Conv(conv).Session()
 	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, key, fieldSession, sessionID, fieldCwd, cwd)
 		p.Expire(ctx, key, ConversationTTL)
@@ -41,8 +41,8 @@ func (s *Store) SaveConversation(ctx context.Context, conv, sessionID, cwd strin
 }
 
 // ForgetSession drops the conversation's session id (/new), keeping its cwd.
-func (s *Store) ForgetSession(ctx context.Context, conv string) error {
-	if err := s.client.HDel(ctx, s.keys.Session(conv), fieldSession).Err(); err != nil {
+func (s *Conversations) ForgetSession(ctx context.Context, conv string) error {
+	if err := s.client.HDel(ctx, s.keys.Conv(conv).Session(), fieldSession).Err(); err != nil {
 		return fmt.Errorf("forget session: %w", err)
 	}
 	return nil

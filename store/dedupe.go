@@ -15,8 +15,8 @@ import (
 // (a command, a refusal) rather than queued, and shares ClaimAndEnqueue's
 // record; a caller whose answer then fails must ReleaseClaim, or the retry
 // would find a claim with no answer.
-func (s *Store) ClaimMessage(ctx context.Context, conv, user, msgID, streamID string) (string, bool, error) {
-	key := s.keys.Dedupe(conv, user, msgID)
+func (s *Dedupe) ClaimMessage(ctx context.Context, conv, user, msgID, streamID string) (string, bool, error) {
+	key := s.keys.Conv(conv).Dedupe(user, msgID)
 	// SET NX GET does both steps in one round trip (Redis ≥ 7).
 	prev, err := s.client.SetArgs(ctx, key, streamID, redis.SetArgs{Mode: "NX", Get: true, TTL: DedupeTTL}).Result()
 	switch {
@@ -57,11 +57,11 @@ return {1, ARGV[1], n, leased}
 // message was claimed before; leased says whether a turn holds the lease.
 // The conversation is marked pending after either, since the mark lives
 // outside the conversation's slot and a failed mark must heal on the retry.
-func (s *Store) ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (
+func (s *Dedupe) ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID string, item []byte, max int) (
 	recorded string, claimed bool, position int, leased bool, err error,
 ) {
 	v, err := claimAndEnqueue.Run(ctx, s.client,
-		[]string{s.keys.Dedupe(conv, user, msgID), s.keys.Queue(conv), s.keys.Lease(conv)},
+		[]string{s.keys.Conv(conv).Dedupe(user, msgID), s.keys.Conv(conv).Queue(), s.keys.Conv(conv).Lease()},
 		streamID, DedupeTTL.Milliseconds(), item, max, QueueTTL.Milliseconds()).Slice()
 	if err != nil {
 		return "", false, 0, false, fmt.Errorf("claim and enqueue message %s: %w", msgID, err)
@@ -73,7 +73,7 @@ func (s *Store) ClaimAndEnqueue(ctx context.Context, conv, user, msgID, streamID
 	pos, _ := v[2].(int64)
 	claimed, position, leased = v[0] == int64(1), int(pos), v[3] == int64(1)
 	if position > 0 || !claimed {
-		if err := s.markPending(ctx, conv); err != nil {
+		if err := markPending(ctx, s.conn, conv); err != nil {
 			return recorded, claimed, position, leased, err
 		}
 	}
@@ -89,8 +89,8 @@ return redis.call('DEL', KEYS[1])
 // ReleaseClaim forgets that user's msgID in conv was claimed for streamID, so the
 // platform's retry of a delivery whose answer could not be stored is run
 // again. A claim recorded for another stream is left alone.
-func (s *Store) ReleaseClaim(ctx context.Context, conv, user, msgID, streamID string) error {
-	if err := releaseClaim.Run(ctx, s.client, []string{s.keys.Dedupe(conv, user, msgID)}, streamID).Err(); err != nil {
+func (s *Dedupe) ReleaseClaim(ctx context.Context, conv, user, msgID, streamID string) error {
+	if err := releaseClaim.Run(ctx, s.client, []string{s.keys.Conv(conv).Dedupe(user, msgID)}, streamID).Err(); err != nil {
 		return fmt.Errorf("release claim of message %s: %w", msgID, err)
 	}
 	return nil

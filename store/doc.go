@@ -3,6 +3,10 @@
 // TTL (all in keys.go, under one configurable prefix), and the embedded
 // in-memory Redis used when no address is configured.
 //
-// Other packages declare the small interfaces they need (acpbridge.PhaseStore,
-// for one); *Store implements them without importing those packages.
+// A DB holds the client and the keys; beside it one small type per purpose
+// (purposes.go) meets one consumer's interface: bot's Leases, Dedupe and
+// Replicas, the webhook channel's Store, longconn's Store, the app's Store,
+// acpbridge.PhaseStore. Those interfaces are declared by their users; this
+// package imports none of them, so every method takes and returns plain
+// types.
 package store

@@ -11,12 +11,13 @@ import (
 func TestOpenWithoutAddressStartsEmbeddedRedis(t *testing.T) {
 	var logs bytes.Buffer
 	ctx := context.Background()
-	s, err := Open(ctx, Options{Prefix: "wecodex:"}, slog.New(slog.NewTextHandler(&logs, nil)))
+	db, err := Open(ctx, Options{Prefix: "wecodex:"}, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Embedded() || s.Prefix() != "wecodex:" {
-		t.Fatalf("Embedded()=%v Prefix()=%q", s.Embedded(), s.Prefix())
+	s := allOf(db)
+	if !s.Embedded() || s.Keys().Prefix() != "wecodex:" {
+		t.Fatalf("Embedded()=%v Prefix()=%q", s.Embedded(), s.Keys().Prefix())
 	}
 	if line := logs.String(); !strings.Contains(line, "level=WARN") || !strings.Contains(line, "nothing survives a restart") {
 		t.Fatalf("no warning that state is not durable: %s", line)

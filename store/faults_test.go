@@ -19,7 +19,7 @@ func TestHolderRetakesLeaseLostWithRedis(t *testing.T) {
 	ctx := context.Background()
 	const conv = "c-restart"
 	mustEnqueue(t, s, conv, "one")
-	tok, item, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-a", time.Minute))
+	tok, item, _, _, err := fields((s.TakeTurn(ctx, conv, "replica-a", time.Minute)))
 	if err != nil || tok == 0 || string(item) != "one" {
 		t.Fatalf("TakeTurn = %d %q %v", tok, item, err)
 	}
@@ -38,7 +38,7 @@ func TestHolderRetakesLeaseLostWithRedis(t *testing.T) {
 	if held, _, err := s.RenewLease(ctx, conv, tok, time.Minute); err != nil || !held {
 		t.Fatalf("RenewLease after the retake = %v %v, want held", held, err)
 	}
-	if v := s.Client().Get(ctx, s.Keys().Running(conv)).Val(); v != "one" {
+	if v := s.Client().Get(ctx, s.Keys().Conv(conv).Running()).Val(); v != "one" {
 		t.Fatalf("running %q, want one", v)
 	}
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Equal(p, []string{conv}) {
@@ -49,7 +49,7 @@ func TestHolderRetakesLeaseLostWithRedis(t *testing.T) {
 		t.Fatalf("NextTurn = %q %v %v, want released", it, held, err)
 	}
 	mustEnqueue(t, s, conv, "two")
-	next, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-b", time.Minute))
+	next, _, _, _, err := fields((s.TakeTurn(ctx, conv, "replica-b", time.Minute)))
 	if err != nil || next <= tok {
 		t.Fatalf("TakeTurn after the retake = %d %v, want a token > %d", next, err, tok)
 	}
@@ -69,7 +69,7 @@ func TestLeaseTakenAfterRedisRestartStaysTaken(t *testing.T) {
 	var tok int64
 	for range 3 {
 		var err error
-		if tok, _, _, _, err = fields(s.TakeTurn(ctx, conv, "replica-a", time.Minute)); err != nil || tok == 0 {
+		if tok, _, _, _, err = fields((s.TakeTurn(ctx, conv, "replica-a", time.Minute))); err != nil || tok == 0 {
 			t.Fatal(tok, err)
 		}
 		if _, err := s.ReleaseLease(ctx, conv, tok); err != nil {
@@ -77,14 +77,14 @@ func TestLeaseTakenAfterRedisRestartStaysTaken(t *testing.T) {
 		}
 	}
 	mustEnqueue(t, s, conv, "mine")
-	tok, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-a", time.Minute))
+	tok, _, _, _, err := fields((s.TakeTurn(ctx, conv, "replica-a", time.Minute)))
 	if err != nil || tok != 4 {
 		t.Fatalf("TakeTurn = %d %v, want token 4", tok, err)
 	}
 
 	r.Restart()
 	mustEnqueue(t, s, conv, "theirs")
-	other, _, _, _, err := fields(s.TakeTurn(ctx, conv, "replica-b", time.Minute))
+	other, _, _, _, err := fields((s.TakeTurn(ctx, conv, "replica-b", time.Minute)))
 	if err != nil || other != 1 {
 		t.Fatalf("TakeTurn on the empty Redis = %d %v, want token 1", other, err)
 	}
@@ -110,7 +110,7 @@ func TestLeaseTakenAfterRedisRestartStaysTaken(t *testing.T) {
 // it is not.
 func TestRetakeLapsedLease(t *testing.T) { forEachBackend(t, testRetakeLapsedLease) }
 
-func testRetakeLapsedLease(t *testing.T, s *Store) {
+func testRetakeLapsedLease(t *testing.T, s *stores) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
@@ -119,13 +119,13 @@ func testRetakeLapsedLease(t *testing.T, s *Store) {
 	}{
 		{"untouched", func(string) {}, true},
 		{"orphan finished by another replica", func(conv string) {
-			if _, _, _, orphan, err := fields(s.TakeTurn(ctx, conv, "b", time.Minute)); err != nil || orphan == nil {
+			if _, _, _, orphan, err := fields((s.TakeTurn(ctx, conv, "b", time.Minute))); err != nil || orphan == nil {
 				t.Fatalf("TakeTurn = %q %v, want the orphan", orphan, err)
 			}
 		}, false},
 		{"taken by another replica", func(conv string) {
 			mustEnqueue(t, s, conv, "theirs")
-			if tok, _, _, _, err := fields(s.TakeTurn(ctx, conv, "b", time.Minute)); err != nil || tok == 0 {
+			if tok, _, _, _, err := fields((s.TakeTurn(ctx, conv, "b", time.Minute))); err != nil || tok == 0 {
 				t.Fatal(tok, err)
 			}
 		}, false},
@@ -133,7 +133,7 @@ func testRetakeLapsedLease(t *testing.T, s *Store) {
 		t.Run(tc.name, func(t *testing.T) {
 			conv := "lapse-" + tc.name
 			mustEnqueue(t, s, conv, "mine")
-			tok, _, _, _, err := fields(s.TakeTurn(ctx, conv, "a", 50*time.Millisecond))
+			tok, _, _, _, err := fields((s.TakeTurn(ctx, conv, "a", 50*time.Millisecond)))
 			if err != nil || tok == 0 {
 				t.Fatal(tok, err)
 			}
@@ -146,7 +146,7 @@ func testRetakeLapsedLease(t *testing.T, s *Store) {
 			if !tc.want {
 				return
 			}
-			if v := s.Client().Get(ctx, s.Keys().Running(conv)).Val(); v != "mine" {
+			if v := s.Client().Get(ctx, s.Keys().Conv(conv).Running()).Val(); v != "mine" {
 				t.Fatalf("running %q after a retake with no item, want the recorded mine", v)
 			}
 		})
@@ -215,7 +215,7 @@ func TestDeadlineBoundsCallsToAFrozenRedis(t *testing.T) {
 // ReleaseClaim frees only the claim of the caller's stream.
 func TestClaimAndEnqueue(t *testing.T) { forEachBackend(t, testClaimAndEnqueue) }
 
-func testClaimAndEnqueue(t *testing.T, s *Store) {
+func testClaimAndEnqueue(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "claim"
 	for i, tc := range []struct {
@@ -239,7 +239,7 @@ func testClaimAndEnqueue(t *testing.T, s *Store) {
 	if fmt.Sprintf("%q", q) != `["s1" "s2"]` {
 		t.Fatalf("queue %q", q)
 	}
-	if _, _, _, _, err := fields(s.TakeTurn(ctx, conv, "r", time.Minute)); err != nil {
+	if _, _, _, _, err := fields((s.TakeTurn(ctx, conv, "r", time.Minute))); err != nil {
 		t.Fatal(err)
 	}
 	if rec, ok, pos, leased, err := s.ClaimAndEnqueue(ctx, conv, "u", "m4", "s4", []byte("s4"), 2); err != nil || rec != "s4" || !ok || pos != 2 || !leased {
@@ -265,7 +265,7 @@ func testClaimAndEnqueue(t *testing.T, s *Store) {
 	if rec, ok, err := s.ClaimMessage(ctx, conv, "u", "cmd", "sc4"); err != nil || !ok || rec != "sc4" {
 		t.Fatalf("ClaimMessage after the release = %q %v %v, want claimed", rec, ok, err)
 	}
-	if ttl := s.Client().PTTL(ctx, s.Keys().Dedupe(conv, "u", "m1")).Val(); ttl <= 0 || ttl > DedupeTTL {
+	if ttl := s.Client().PTTL(ctx, s.Keys().Conv(conv).Dedupe("u", "m1")).Val(); ttl <= 0 || ttl > DedupeTTL {
 		t.Fatalf("claim TTL %v", ttl)
 	}
 }
@@ -278,7 +278,7 @@ type claim struct {
 	Leased   bool
 }
 
-func mustEnqueue(t *testing.T, s *Store, conv, item string) {
+func mustEnqueue(t *testing.T, s *stores, conv, item string) {
 	t.Helper()
 	if pos, _, err := s.Enqueue(context.Background(), conv, []byte(item), 10); err != nil || pos == 0 {
 		t.Fatalf("Enqueue(%s) = %d %v", item, pos, err)
@@ -287,6 +287,6 @@ func mustEnqueue(t *testing.T, s *Store, conv, item string) {
 
 // fields spreads a TakenTurn into token, item, queued, orphan, for the fault
 // tests written against the five-value TakeTurn.
-func fields(t TakenTurn, err error) (int64, []byte, int, []byte, error) {
-	return t.Token, t.Item, t.Queued, t.Orphan, err
+func fields(token int64, item []byte, queued int, orphan []byte, err error) (int64, []byte, int, []byte, error) {
+	return token, item, queued, orphan, err
 }

@@ -8,70 +8,91 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// SaveFrame stores frame as the newest frame of a reply stream (TTL FrameTTL).
-func (s *Store) SaveFrame(ctx context.Context, streamID string, frame []byte) error {
-	if err := s.client.Set(ctx, s.keys.Frame(streamID), frame, FrameTTL).Err(); err != nil {
-		return fmt.Errorf("save frame: %w", err)
-	}
-	return nil
-}
+// A webhook frame is the hash Keys.Frame: its stream's state, as the
+// webhook channel names them (waiting, running, finished), who may read it
+// (the conversation, and in a 1:1 chat its user: owner and user), and the
+// content. The store compares states and never interprets them.
+const (
+	fieldFrameState   = "state"
+	fieldFrameOwner   = "owner"
+	fieldFrameUser    = "user"
+	fieldFrameContent = "content"
+)
 
-// FrameState is a stored frame's first byte: the state of its stream, as the
-// channel that writes the frames defines them (the webhook: waiting, running,
-// finished). The store compares it and never interprets it. It is an alias,
-// so the channel's Store interface names the identical type without importing
-// store; the scripts below read it as string.byte(frame, 1).
-type FrameState = byte
-
-// saveFrameIf replaces the frame only while it is absent or its state
-// (first byte) is ARGV[2], so a late write of an earlier state cannot hide a
-// newer one.
+// saveFrameIf replaces the frame only while it is absent or its state is
+// ARGV[1] ("" matches no stored frame), so a late write of an earlier
+// state cannot hide a newer one. KEYS: frame. ARGV: if state, state,
+// owner, user, content, TTL (ms).
 var saveFrameIf = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if cur and string.byte(cur, 1) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+local cur = redis.call('HGET', KEYS[1], 'state')
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'owner', ARGV[3], 'user', ARGV[4], 'content', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1
 `)
 
-// SaveFrameIf stores frame only when the stream has no frame or its current
-// frame is in state; it reports whether it stored.
-func (s *Store) SaveFrameIf(ctx context.Context, streamID string, frame []byte, state FrameState) (bool, error) {
+// SaveFrameIf stores the frame {state, owner, user, content} of a stream
+// only when the stream has no frame or its frame is in state ifState ("":
+// only when it has none); it reports whether it stored. TTL FrameTTL.
+func (s *Webhook) SaveFrameIf(ctx context.Context, streamID, ifState, state, owner, user, content string) (bool, error) {
 	n, err := saveFrameIf.Run(ctx, s.client, []string{s.keys.Frame(streamID)},
-		frame, int(state), FrameTTL.Milliseconds()).Int()
+		ifState, state, owner, user, content, FrameTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("save frame if unchanged: %w", err)
 	}
 	return n == 1, nil
 }
 
-// LoadFrame returns a stream's newest frame; ok is false when there is none.
-func (s *Store) LoadFrame(ctx context.Context, streamID string) ([]byte, bool, error) {
-	b, err := s.client.Get(ctx, s.keys.Frame(streamID)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("load frame: %w", err)
-	}
-	return b, true, nil
-}
-
-// saveFrameUnless replaces the frame unless its state (first byte) is
-// ARGV[2].
+// saveFrameUnless replaces the frame unless its state is ARGV[1].
+// KEYS: frame. ARGV: kept state, state, owner, user, content, TTL (ms).
 var saveFrameUnless = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if cur and string.byte(cur, 1) == tonumber(ARGV[2]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+if redis.call('HGET', KEYS[1], 'state') == ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'owner', ARGV[3], 'user', ARGV[4], 'content', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1
 `)
 
-// SaveFrameUnless stores frame unless the stream's current frame is in state
-// (one the stream must keep, such as finished); it reports whether it stored.
-func (s *Store) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, state FrameState) (bool, error) {
+// SaveFrameUnless stores the frame {state, owner, user, content} of a
+// stream unless its current frame is in state keep (one the stream must
+// keep, such as finished); it reports whether it stored. TTL FrameTTL.
+func (s *Webhook) SaveFrameUnless(ctx context.Context, streamID, keep, state, owner, user, content string) (bool, error) {
 	n, err := saveFrameUnless.Run(ctx, s.client, []string{s.keys.Frame(streamID)},
-		frame, int(state), FrameTTL.Milliseconds()).Int()
+		keep, state, owner, user, content, FrameTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("save frame unless settled: %w", err)
 	}
 	return n == 1, nil
+}
+
+// LoadFrame returns a stream's newest frame; ok is false when there is
+// none.
+func (s *Webhook) LoadFrame(ctx context.Context, streamID string) (state, owner, user, content string, ok bool, err error) {
+	v, err := s.client.HMGet(ctx, s.keys.Frame(streamID), fieldFrameState, fieldFrameOwner, fieldFrameUser, fieldFrameContent).Result()
+	if err != nil {
+		return "", "", "", "", false, fmt.Errorf("load frame: %w", err)
+	}
+	state, ok = v[0].(string)
+	if !ok {
+		return "", "", "", "", false, nil
+	}
+	owner, _ = v[1].(string)
+	user, _ = v[2].(string)
+	content, _ = v[3].(string)
+	return state, owner, user, content, true, nil
+}
+
+// LegacyFrame returns the frame a replica of the release before this one
+// wrote for a stream (Keys.LegacyFrame), as it wrote it; ok is false when
+// there is none. It is read only while a rolling deploy runs both releases.
+func (s *Webhook) LegacyFrame(ctx context.Context, streamID string) ([]byte, bool, error) {
+	b, err := s.client.Get(ctx, s.keys.LegacyFrame(streamID)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("load frame of the previous release: %w", err)
+	}
+	return b, true, nil
 }

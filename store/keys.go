@@ -76,7 +76,9 @@ const (
 	AppPaceTTL = 2 * time.Hour
 )
 
-// Keys builds the Redis keys under one prefix.
+// Keys builds the Redis keys under one prefix. The keys of one
+// conversation, one long-connection bot and the self-built app are built by
+// ConvKeys, LongConnKeys and AppKeys, so each builder stays small.
 type Keys struct{ prefix string }
 
 // NewKeys returns the key builder for prefix (redis.prefix, e.g. "wecodex:").
@@ -85,43 +87,18 @@ func NewKeys(prefix string) Keys { return Keys{prefix: prefix} }
 // Prefix is the prefix every key starts with.
 func (k Keys) Prefix() string { return k.prefix }
 
-// Dedupe is set when a sender's msgid is first seen in a conversation,
-// together with the message's enqueueing (one script, hence the
-// conversation's hash tag); its value is what the first delivery answered
-// (the stream id), so the key is scoped by conversation and sender: another
-// user's callback carrying the same msgid is not a repeat and never learns
-// that stream. The sender is length-prefixed so no two scopes share a key.
-// TTL DedupeTTL.
-func (k Keys) Dedupe(convID, userID, msgID string) string {
-	return k.conv(convID) + ":dedupe:" + strconv.Itoa(len(userID)) + ":" + userID + ":" + msgID
+// Conv builds the keys of one conversation. They share the hash tag
+// {conv:ID}, so one script may touch them together in a Cluster.
+func (k Keys) Conv(convID string) ConvKeys { return ConvKeys{base: k.prefix + "{conv:" + convID + "}"} }
+
+// LongConn builds the keys of one long-connection bot, which share the hash
+// tag {longconn:BOT}.
+func (k Keys) LongConn(botID string) LongConnKeys {
+	return LongConnKeys{prefix: k.prefix, botID: botID, base: k.prefix + "{longconn:" + botID + "}"}
 }
 
-// Session is a hash of a conversation's ACP session (Codex thread) id, cwd and
-// mode. TTL ConversationTTL.
-func (k Keys) Session(convID string) string { return k.conv(convID) + ":session" }
-
-// Lease holds the token of the replica running the conversation's turn now.
-// TTL LeaseTTL, renewed every LeaseRenewEvery.
-func (k Keys) Lease(convID string) string { return k.conv(convID) + ":lease" }
-
-// Fence is the conversation's fencing counter: each new lease takes the next
-// value, so a writer with an older value knows it lost the lease. TTL FenceTTL.
-func (k Keys) Fence(convID string) string { return k.conv(convID) + ":fence" }
-
-// Running holds the queue item of the turn the lease holder runs now, from
-// the script that pops it until the holder takes the next one or releases
-// the lease. Found with no lease, it names a turn whose holder died mid-turn.
-// TTL RunningTTL, renewed with the lease.
-func (k Keys) Running(convID string) string { return k.conv(convID) + ":running" }
-
-// Queue is the list of the conversation's messages waiting for the lease.
-// TTL QueueTTL.
-func (k Keys) Queue(convID string) string { return k.conv(convID) + ":queue" }
-
-// Stop holds the lease token of a turn someone asked to stop, so the holder
-// sees the request on its next renewal even if it missed the announcement on
-// StopChannel. TTL LeaseTTL.
-func (k Keys) Stop(convID string) string { return k.conv(convID) + ":stop" }
+// App builds the self-built app's keys.
+func (k Keys) App() AppKeys { return AppKeys(k) }
 
 // StopChannel is the pub/sub channel on which stop requests are announced
 // (the message is the conversation id), so the holder stops at once.
@@ -132,113 +109,32 @@ func (k Keys) StopChannel() string { return k.prefix + "stop" }
 // together with a {conv:ID} key. TTL QueueTTL, renewed on each add.
 func (k Keys) Pending() string { return k.prefix + "pending" }
 
-// Rest holds the end of a long answer that no reply could carry, until the
-// user asks for it with /more: a hash of the whole answer, where the unread
-// part starts, and the prompt it answers. TTL RestTTL.
-func (k Keys) Rest(convID string) string { return k.conv(convID) + ":rest" }
-
-// Owner names the replica whose CODEX_HOME holds the conversation's thread;
-// while that replica's Replica key lives, only it takes the queue.
-// TTL ConversationTTL.
-func (k Keys) Owner(convID string) string { return k.conv(convID) + ":owner" }
-
 // Replica is a replica's heartbeat. TTL ReplicaTTL, renewed every
 // ReplicaHeartbeatEvery.
 func (k Keys) Replica(replicaID string) string { return k.prefix + "replica:" + replicaID }
 
 // Phase holds the phase of one agent message item of a thread (see
-// Store.SetPhase). TTL PhaseTTL.
+// Phases.SetPhase). TTL PhaseTTL.
 func (k Keys) Phase(threadID, itemID string) string {
 	return k.prefix + "phase:" + threadID + ":" + itemID
 }
 
-// Frame holds the newest card frame of a WeCom stream, so any replica can
-// answer the refresh callback. TTL FrameTTL.
-func (k Keys) Frame(streamID string) string { return k.prefix + "frame:" + streamID }
+// Frame is a hash {state, owner, user, content}: the newest card frame of
+// a webhook reply stream, so any replica can answer the refresh callback.
+// TTL FrameTTL. (":webhook:frame:", not the ":frame:" string of the
+// release before, so a replica of either version never meets the other's
+// type; see LegacyFrame.)
+func (k Keys) Frame(streamID string) string { return k.prefix + "webhook:frame:" + streamID }
 
-// Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
-// its own keys (and sets their TTLs: WeCom's expires_in − 1500 s) for the
-// app's access token. It shares CacheFill's hash tag, for the script that
-// stores one and frees the other.
-func (k Keys) Cache(name string) string { return k.prefix + "{cache:" + name + "}" }
+// LegacyFrame is where the release before this one (f4bf939) kept a
+// stream's frame, as one string: a state byte, an owner record and the
+// content. It is only read, while a rolling deploy runs both releases
+// side by side; its frames live FrameTTL. Remove with the release after.
+func (k Keys) LegacyFrame(streamID string) string { return k.prefix + "frame:" + streamID }
 
-// CacheFill is held by the replica that fetches the value of Cache(name)
-// (the app's access token) while it does, so the other replicas wait for
-// that value instead of fetching their own. TTL: the fetch's bound, given by
-// the caller.
-func (k Keys) CacheFill(name string) string { return k.Cache(name) + ":fill" }
-
-// AppPace is the sorted set of a self-built app's message/send times to one
-// user (score unix ms), reserved ahead so every replica keeps within WeCom's
-// per-user rate; AppPaceSeq numbers the members. They share a hash tag, for
-// the one script that touches both. TTL AppPaceTTL.
-func (k Keys) AppPace(agentID, userID string) string { return k.appPace(agentID, userID) + ":sends" }
-
-// AppPaceSeq: see AppPace.
-func (k Keys) AppPaceSeq(agentID, userID string) string { return k.appPace(agentID, userID) + ":seq" }
-
-func (k Keys) appPace(agentID, userID string) string {
-	return k.prefix + "{app:" + agentID + ":" + userID + "}:pace"
-}
-
-// AppCard holds the response_code of a reply stream's progress card, taken
-// (deleted) by the one update it allows. TTL AppCardTTL.
-func (k Keys) AppCard(streamID string) string { return k.prefix + "app:card:" + streamID }
-
-// AppFinished is set once a reply stream's end (the card update and the
-// answer) went out, so a lost turn's failure, shown on another replica, is
-// never sent after it or twice. TTL AppCardTTL.
-func (k Keys) AppFinished(streamID string) string { return k.prefix + "app:finished:" + streamID }
-
-// Holder is the long connection's holder lease for a bot: a hash {token,
-// replica}. TTL HolderTTL, renewed every HolderRenewEvery.
-func (k Keys) Holder(botID string) string { return k.longconn(botID) + ":holder" }
-
-// HolderFence is the bot's holder fencing counter: each new holder takes the
-// next value. TTL FenceTTL.
-func (k Keys) HolderFence(botID string) string { return k.longconn(botID) + ":fence" }
-
-// LongConnStream is a hash {seq, frame, ended}: the newest frame of one
-// reply stream (by the callback's req_id) for the holder to push, and
-// whether the stream is over. TTL LongConnStreamTTL. (":frame:", not the
-// ":stream:" of the string keys before it, so a replica of either version
-// never meets the other's type.)
-func (k Keys) LongConnStream(botID, reqID string) string {
-	return k.longconn(botID) + ":frame:" + reqID
-}
-
-// LongConnStreams is the set of req_ids whose stream has not finished, which
-// a new holder re-pushes. TTL LongConnStreamTTL, renewed on each add.
-func (k Keys) LongConnStreams(botID string) string { return k.longconn(botID) + ":streams" }
-
-// LongConnFrames is the pub/sub channel on which a new frame's req_id is
-// announced to the holder.
-func (k Keys) LongConnFrames(botID string) string { return k.prefix + "longconn:" + botID + ":frames" }
-
-// LongConnSends is the hash of proactive sends (aibot_send_msg bodies, by
-// send id) waiting for the holder, which takes each once. TTL
-// LongConnStreamTTL, renewed on each add.
-func (k Keys) LongConnSends(botID string) string { return k.longconn(botID) + ":sends" }
-
-// LongConnSendsChannel is the pub/sub channel on which a new send's id is
-// announced to the holder.
-func (k Keys) LongConnSendsChannel(botID string) string {
-	return k.prefix + "longconn:" + botID + ":sends"
-}
-
-// longconn is the part a bot's long-connection keys share, hash tag included.
-func (k Keys) longconn(botID string) string { return k.prefix + "{longconn:" + botID + "}" }
-
-// Attachment holds the bytes of one attachment (by its index in the
-// message) of the message intake accepted on stream, until the turn that runs
-// it wrote them into the workspace and finished. It is keyed by the stream,
-// the id intake gives each accepted delivery, not by the platform's msgid:
-// a retry of a delivery, or another sender's message reusing the msgid,
-// stores and deletes its own bytes and never a queued message's.
-// TTL AttachmentTTL.
-func (k Keys) Attachment(convID, stream string, index int) string {
-	return k.conv(convID) + ":attachment:" + stream + ":" + strconv.Itoa(index)
-}
+// ApprovalChannel is the pub/sub channel on which decisions are announced
+// ("conv\nid"), so the replica whose turn waits learns at once.
+func (k Keys) ApprovalChannel() string { return k.prefix + "approval" }
 
 // ApprovalSeq is the approval counter every conversation shares: each
 // request takes the next value as its short id, so an id names one request
@@ -259,20 +155,147 @@ func (k Keys) ApprovalOwner(id int64) string {
 // are decided.
 func (k Keys) ApprovalsPending() string { return k.prefix + "approvals:pending" }
 
+// ConvKeys builds the keys of one conversation (Keys.Conv).
+type ConvKeys struct{ base string }
+
+// Dedupe is set when a sender's msgid is first seen in a conversation,
+// together with the message's enqueueing (one script, hence the
+// conversation's hash tag); its value is what the first delivery answered
+// (the stream id), so the key is scoped by conversation and sender: another
+// user's callback carrying the same msgid is not a repeat and never learns
+// that stream. The sender is length-prefixed so no two scopes share a key.
+// TTL DedupeTTL.
+func (k ConvKeys) Dedupe(userID, msgID string) string {
+	return k.base + ":dedupe:" + strconv.Itoa(len(userID)) + ":" + userID + ":" + msgID
+}
+
+// Session is a hash of a conversation's ACP session (Codex thread) id, cwd and
+// mode. TTL ConversationTTL.
+func (k ConvKeys) Session() string { return k.base + ":session" }
+
+// Lease holds the token of the replica running the conversation's turn now.
+// TTL LeaseTTL, renewed every LeaseRenewEvery.
+func (k ConvKeys) Lease() string { return k.base + ":lease" }
+
+// Fence is the conversation's fencing counter: each new lease takes the next
+// value, so a writer with an older value knows it lost the lease. TTL FenceTTL.
+func (k ConvKeys) Fence() string { return k.base + ":fence" }
+
+// Running holds the queue item of the turn the lease holder runs now, from
+// the script that pops it until the holder takes the next one or releases
+// the lease. Found with no lease, it names a turn whose holder died mid-turn.
+// TTL RunningTTL, renewed with the lease.
+func (k ConvKeys) Running() string { return k.base + ":running" }
+
+// Queue is the list of the conversation's messages waiting for the lease.
+// TTL QueueTTL.
+func (k ConvKeys) Queue() string { return k.base + ":queue" }
+
+// Stop holds the lease token of a turn someone asked to stop, so the holder
+// sees the request on its next renewal even if it missed the announcement on
+// StopChannel. TTL LeaseTTL.
+func (k ConvKeys) Stop() string { return k.base + ":stop" }
+
+// Rest holds the end of a long answer that no reply could carry, until the
+// user asks for it with /more: a hash of the whole answer, where the unread
+// part starts, and the prompt it answers. TTL RestTTL.
+func (k ConvKeys) Rest() string { return k.base + ":rest" }
+
+// Owner names the replica whose CODEX_HOME holds the conversation's thread;
+// while that replica's Replica key lives, only it takes the queue.
+// TTL ConversationTTL.
+func (k ConvKeys) Owner() string { return k.base + ":owner" }
+
+// Attachment holds the bytes of one attachment (by its index in the
+// message) of the message intake accepted on stream, until the turn that runs
+// it wrote them into the workspace and finished. It is keyed by the stream,
+// the id intake gives each accepted delivery, not by the platform's msgid:
+// a retry of a delivery, or another sender's message reusing the msgid,
+// stores and deletes its own bytes and never a queued message's.
+// TTL AttachmentTTL.
+func (k ConvKeys) Attachment(stream string, index int) string {
+	return k.base + ":attachment:" + stream + ":" + strconv.Itoa(index)
+}
+
 // Approval is a hash of one approval request: the request (what the engine
 // recorded, JSON), its status ("pending" or "decided") and the decision.
 // TTL ApprovalTTL.
-func (k Keys) Approval(convID string, id int64) string {
-	return k.conv(convID) + ":approval:" + strconv.FormatInt(id, 10)
+func (k ConvKeys) Approval(id int64) string {
+	return k.base + ":approval:" + strconv.FormatInt(id, 10)
 }
 
 // Approvals is the sorted set of the conversation's pending approval ids
 // (score = id), so "the oldest" is its first member. TTL ApprovalTTL.
-func (k Keys) Approvals(convID string) string { return k.conv(convID) + ":approvals" }
+func (k ConvKeys) Approvals() string { return k.base + ":approvals" }
 
-// ApprovalChannel is the pub/sub channel on which decisions are announced
-// ("conv\nid"), so the replica whose turn waits learns at once.
-func (k Keys) ApprovalChannel() string { return k.prefix + "approval" }
+// LongConnKeys builds the keys of one long-connection bot (Keys.LongConn).
+type LongConnKeys struct{ prefix, botID, base string }
 
-// conv is the part every per-conversation key shares, hash tag included.
-func (k Keys) conv(convID string) string { return k.prefix + "{conv:" + convID + "}" }
+// Holder is the long connection's holder lease for a bot: a hash {token,
+// replica}. TTL HolderTTL, renewed every HolderRenewEvery.
+func (k LongConnKeys) Holder() string { return k.base + ":holder" }
+
+// HolderFence is the bot's holder fencing counter: each new holder takes the
+// next value. TTL FenceTTL.
+func (k LongConnKeys) HolderFence() string { return k.base + ":fence" }
+
+// Stream is a hash {seq, frame, ended}: the newest frame of one reply
+// stream (by the callback's req_id) for the holder to push, and whether
+// the stream is over. TTL LongConnStreamTTL. (":frame:", not the
+// ":stream:" of the string keys before it, so a replica of either version
+// never meets the other's type.)
+func (k LongConnKeys) Stream(reqID string) string { return k.base + ":frame:" + reqID }
+
+// Streams is the set of req_ids whose stream has not finished, which a new
+// holder re-pushes. TTL LongConnStreamTTL, renewed on each add.
+func (k LongConnKeys) Streams() string { return k.base + ":streams" }
+
+// FramesChannel is the pub/sub channel on which a new frame's req_id is
+// announced to the holder.
+func (k LongConnKeys) FramesChannel() string { return k.prefix + "longconn:" + k.botID + ":frames" }
+
+// Sends is the hash of proactive sends (aibot_send_msg bodies, by send id)
+// waiting for the holder, which takes each once. TTL LongConnStreamTTL,
+// renewed on each add.
+func (k LongConnKeys) Sends() string { return k.base + ":sends" }
+
+// SendsChannel is the pub/sub channel on which a new send's id is
+// announced to the holder.
+func (k LongConnKeys) SendsChannel() string { return k.prefix + "longconn:" + k.botID + ":sends" }
+
+// AppKeys builds the self-built app's keys (Keys.App).
+type AppKeys struct{ prefix string }
+
+// Cache is the namespace lent to silenceper/wechat's cache.Cache, which names
+// its own keys (and sets their TTLs: WeCom's expires_in − 1500 s) for the
+// app's access token. It shares CacheFill's hash tag, for the script that
+// stores one and frees the other.
+func (k AppKeys) Cache(name string) string { return k.prefix + "{cache:" + name + "}" }
+
+// CacheFill is held by the replica that fetches the value of Cache(name)
+// (the app's access token) while it does, so the other replicas wait for
+// that value instead of fetching their own. TTL: the fetch's bound, given by
+// the caller.
+func (k AppKeys) CacheFill(name string) string { return k.Cache(name) + ":fill" }
+
+// Pace is the sorted set of a self-built app's message/send times to one
+// user (score unix ms), reserved ahead so every replica keeps within WeCom's
+// per-user rate; PaceSeq numbers the members. They share a hash tag, for
+// the one script that touches both. TTL AppPaceTTL.
+func (k AppKeys) Pace(agentID, userID string) string { return k.pace(agentID, userID) + ":sends" }
+
+// PaceSeq: see Pace.
+func (k AppKeys) PaceSeq(agentID, userID string) string { return k.pace(agentID, userID) + ":seq" }
+
+func (k AppKeys) pace(agentID, userID string) string {
+	return k.prefix + "{app:" + agentID + ":" + userID + "}:pace"
+}
+
+// Card holds the response_code of a reply stream's progress card, taken
+// (deleted) by the one update it allows. TTL AppCardTTL.
+func (k AppKeys) Card(streamID string) string { return k.prefix + "app:card:" + streamID }
+
+// Finished is set once a reply stream's end (the card update and the
+// answer) went out, so a lost turn's failure, shown on another replica, is
+// never sent after it or twice. TTL AppCardTTL.
+func (k AppKeys) Finished(streamID string) string { return k.prefix + "app:finished:" + streamID }

@@ -9,32 +9,33 @@ import (
 func TestKeysLayout(t *testing.T) {
 	k := NewKeys("wx:")
 	for _, tc := range []struct{ got, want string }{
-		{k.Dedupe("single:alice", "alice", "m1"), "wx:{conv:single:alice}:dedupe:5:alice:m1"},
-		{k.Session("c1"), "wx:{conv:c1}:session"},
-		{k.Lease("c1"), "wx:{conv:c1}:lease"},
-		{k.Fence("c1"), "wx:{conv:c1}:fence"},
-		{k.Queue("c1"), "wx:{conv:c1}:queue"},
-		{k.Stop("c1"), "wx:{conv:c1}:stop"},
-		{k.Running("c1"), "wx:{conv:c1}:running"},
-		{k.Owner("c1"), "wx:{conv:c1}:owner"},
+		{k.Conv("single:alice").Dedupe("alice", "m1"), "wx:{conv:single:alice}:dedupe:5:alice:m1"},
+		{k.Conv("c1").Session(), "wx:{conv:c1}:session"},
+		{k.Conv("c1").Lease(), "wx:{conv:c1}:lease"},
+		{k.Conv("c1").Fence(), "wx:{conv:c1}:fence"},
+		{k.Conv("c1").Queue(), "wx:{conv:c1}:queue"},
+		{k.Conv("c1").Stop(), "wx:{conv:c1}:stop"},
+		{k.Conv("c1").Running(), "wx:{conv:c1}:running"},
+		{k.Conv("c1").Owner(), "wx:{conv:c1}:owner"},
 		{k.StopChannel(), "wx:stop"},
-		{k.Attachment("c1", "s1", 2), "wx:{conv:c1}:attachment:s1:2"},
+		{k.Conv("c1").Attachment("s1", 2), "wx:{conv:c1}:attachment:s1:2"},
 		{k.ApprovalSeq(), "wx:approval:seq"},
 		{k.ApprovalOwner(7), "wx:approval:owner:7"},
 		{k.ApprovalsPending(), "wx:approvals:pending"},
-		{k.Approval("c1", 7), "wx:{conv:c1}:approval:7"},
-		{k.Approvals("c1"), "wx:{conv:c1}:approvals"},
+		{k.Conv("c1").Approval(7), "wx:{conv:c1}:approval:7"},
+		{k.Conv("c1").Approvals(), "wx:{conv:c1}:approvals"},
 		{k.ApprovalChannel(), "wx:approval"},
 		{k.Pending(), "wx:pending"},
 		{k.Replica("r1"), "wx:replica:r1"},
 		{k.Phase("th", "it"), "wx:phase:th:it"},
-		{k.Frame("s1"), "wx:frame:s1"},
-		{k.Cache("qywx_token"), "wx:{cache:qywx_token}"},
-		{k.CacheFill("qywx_token"), "wx:{cache:qywx_token}:fill"},
-		{k.AppPace("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:sends"},
-		{k.AppPaceSeq("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:seq"},
-		{k.AppCard("s1"), "wx:app:card:s1"},
-		{k.AppFinished("s1"), "wx:app:finished:s1"},
+		{k.Frame("s1"), "wx:webhook:frame:s1"},
+		{k.LegacyFrame("s1"), "wx:frame:s1"},
+		{k.App().Cache("qywx_token"), "wx:{cache:qywx_token}"},
+		{k.App().CacheFill("qywx_token"), "wx:{cache:qywx_token}:fill"},
+		{k.App().Pace("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:sends"},
+		{k.App().PaceSeq("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:seq"},
+		{k.App().Card("s1"), "wx:app:card:s1"},
+		{k.App().Finished("s1"), "wx:app:finished:s1"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("key %q, want %q", tc.got, tc.want)
@@ -47,8 +48,8 @@ func TestKeysLayout(t *testing.T) {
 func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
-	want := hashTag(k.Lease(conv))
-	for _, key := range []string{k.Session(conv), k.Fence(conv), k.Queue(conv), k.Owner(conv), k.Stop(conv), k.Rest(conv), k.Running(conv), k.Dedupe(conv, "u", "m1"), k.Approval(conv, 1), k.Approvals(conv), k.Attachment(conv, "s", 0)} {
+	want := hashTag(k.Conv(conv).Lease())
+	for _, key := range []string{k.Conv(conv).Session(), k.Conv(conv).Fence(), k.Conv(conv).Queue(), k.Conv(conv).Owner(), k.Conv(conv).Stop(), k.Conv(conv).Rest(), k.Conv(conv).Running(), k.Conv(conv).Dedupe("u", "m1"), k.Conv(conv).Approval(1), k.Conv(conv).Approvals(), k.Conv(conv).Attachment("s", 0)} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}

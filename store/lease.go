@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -41,46 +40,32 @@ redis.call('DEL', KEYS[5])
 return {token, item, redis.call('LLEN', KEYS[2]), orphan}
 `)
 
-// TakenTurn is what TakeTurn returns. It is an alias of a plain struct, so a
-// package that declares the store interface it uses (bot) names the very same
-// type without importing store; both declarations must stay identical.
-type TakenTurn = struct {
-	// Token is the lease's fencing token; 0 when the lease is held or the
-	// queue is empty.
-	Token int64
-	// Item is the popped item, recorded as running; nil when Token is 0.
-	Item []byte
-	// Queued is the queue length after the call.
-	Queued int
-	// Orphan is the item a previous holder was running when its lease
-	// lapsed without a release (it died mid-turn); nil when none.
-	Orphan []byte
-}
-
 // TakeTurn acquires the conversation's free lease for replica and pops the
 // oldest waiting item in one step, recording replica as the owner and the
-// item as running. The orphan, if any, is returned to one caller only, even
-// when no lease is taken.
-func (s *Store) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (TakenTurn, error) {
-	var t TakenTurn
+// item as running. token is the lease's fencing token, 0 when the lease is
+// held or the queue is empty; item is the popped item (nil when token is
+// 0); queued is the queue length after the call. orphan is the item a
+// previous holder was running when its lease lapsed without a release (it
+// died mid-turn), returned to one caller only, even when no lease is taken.
+func (s *Queue) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, item []byte, queued int, orphan []byte, err error) {
+	k := s.keys.Conv(conv)
 	v, err := takeTurn.Run(ctx, s.client,
-		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Fence(conv), s.keys.Owner(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+		[]string{k.Lease(), k.Queue(), k.Fence(), k.Owner(), k.Stop(), k.Running()},
 		replica, ttl.Milliseconds(), FenceTTL.Milliseconds(), ConversationTTL.Milliseconds(), RunningTTL.Milliseconds()).Slice()
 	if err != nil {
-		return t, fmt.Errorf("take turn: %w", err)
+		return 0, nil, 0, nil, fmt.Errorf("take turn: %w", err)
 	}
-	t.Token, _ = v[0].(int64)
+	token, _ = v[0].(int64)
 	if it, ok := v[1].(string); ok {
-		t.Item = []byte(it)
+		item = []byte(it)
 	}
 	n, _ := v[2].(int64)
-	t.Queued = int(n)
 	if len(v) > 3 {
 		if o, ok := v[3].(string); ok {
-			t.Orphan = []byte(o)
+			orphan = []byte(o)
 		}
 	}
-	return t, nil
+	return token, item, int(n), orphan, nil
 }
 
 // nextTurn pops the next item for the token's holder and records it as
@@ -106,9 +91,9 @@ return {1, item}
 // running and renews the lease, or releases the lease when the queue is empty
 // (item nil). held is false, and nothing changes, when token no longer holds
 // the lease.
-func (s *Store) NextTurn(ctx context.Context, conv string, token int64, ttl time.Duration) (item []byte, held bool, err error) {
+func (s *Queue) NextTurn(ctx context.Context, conv string, token int64, ttl time.Duration) (item []byte, held bool, err error) {
 	v, err := nextTurn.Run(ctx, s.client,
-		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+		[]string{s.keys.Conv(conv).Lease(), s.keys.Conv(conv).Queue(), s.keys.Conv(conv).Stop(), s.keys.Conv(conv).Running()},
 		token, ttl.Milliseconds(), RunningTTL.Milliseconds()).Slice()
 	if err != nil {
 		return nil, false, fmt.Errorf("take next turn: %w", err)
@@ -135,8 +120,8 @@ return {1, 0}
 // RenewLease extends the lease held with token. held is false when the token
 // no longer holds it (it expired and another replica may have taken it);
 // stop is true when RequestStop was called for this holder.
-func (s *Store) RenewLease(ctx context.Context, conv string, token int64, ttl time.Duration) (held, stop bool, err error) {
-	v, err := renewLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+func (s *Queue) RenewLease(ctx context.Context, conv string, token int64, ttl time.Duration) (held, stop bool, err error) {
+	v, err := renewLease.Run(ctx, s.client, []string{s.keys.Conv(conv).Lease(), s.keys.Conv(conv).Stop(), s.keys.Conv(conv).Running()},
 		token, ttl.Milliseconds(), RunningTTL.Milliseconds()).Int64Slice()
 	if err != nil {
 		return false, false, fmt.Errorf("renew lease: %w", err)
@@ -155,8 +140,8 @@ return 1
 
 // ReleaseLease frees the lease if token still holds it; the holder's turn is
 // over, so nothing is recorded running any more.
-func (s *Store) ReleaseLease(ctx context.Context, conv string, token int64) (bool, error) {
-	n, err := releaseLease.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv), s.keys.Running(conv)}, token).Int()
+func (s *Queue) ReleaseLease(ctx context.Context, conv string, token int64) (bool, error) {
+	n, err := releaseLease.Run(ctx, s.client, []string{s.keys.Conv(conv).Lease(), s.keys.Conv(conv).Stop(), s.keys.Conv(conv).Running()}, token).Int()
 	if err != nil {
 		return false, fmt.Errorf("release lease: %w", err)
 	}
@@ -165,8 +150,8 @@ func (s *Store) ReleaseLease(ctx context.Context, conv string, token int64) (boo
 
 // Lease returns the replica and token holding the conversation's lease; token
 // is 0 when it is free.
-func (s *Store) Lease(ctx context.Context, conv string) (replica string, token int64, err error) {
-	v, err := s.client.HMGet(ctx, s.keys.Lease(conv), fieldReplica, fieldToken).Result()
+func (s *Queue) Lease(ctx context.Context, conv string) (replica string, token int64, err error) {
+	v, err := s.client.HMGet(ctx, s.keys.Conv(conv).Lease(), fieldReplica, fieldToken).Result()
 	if err != nil {
 		return "", 0, fmt.Errorf("read lease: %w", err)
 	}
@@ -191,8 +176,8 @@ return 1
 // RequestStop asks the turn holding the conversation's lease to stop: the
 // holder sees it on its next RenewLease, and at once through WatchStops.
 // running is false when no turn holds the lease.
-func (s *Store) RequestStop(ctx context.Context, conv string) (bool, error) {
-	n, err := requestStop.Run(ctx, s.client, []string{s.keys.Lease(conv), s.keys.Stop(conv)},
+func (s *Queue) RequestStop(ctx context.Context, conv string) (bool, error) {
+	n, err := requestStop.Run(ctx, s.client, []string{s.keys.Conv(conv).Lease(), s.keys.Conv(conv).Stop()},
 		LeaseTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("request stop: %w", err)
@@ -209,43 +194,6 @@ func (s *Store) RequestStop(ctx context.Context, conv string) (bool, error) {
 // WatchStops calls fn with the conversation of every stop announced, until
 // ctx ends (then it returns nil). ready is called once the subscription is
 // live. fn runs on the caller's goroutine and should not block for long.
-func (s *Store) WatchStops(ctx context.Context, ready func(), fn func(conv string)) error {
-	return s.watch(ctx, "stop requests", ready, func(m *redis.Message) { fn(m.Payload) }, s.keys.StopChannel())
-}
-
-// Heartbeat records replica as alive for ttl; ttl 0 drops the record at once
-// (a replica shutting down cleanly, so its conversations move without delay).
-func (s *Store) Heartbeat(ctx context.Context, replica string, ttl time.Duration) error {
-	key := s.keys.Replica(replica)
-	var err error
-	if ttl <= 0 {
-		err = s.client.Del(ctx, key).Err()
-	} else {
-		err = s.client.Set(ctx, key, "1", ttl).Err()
-	}
-	if err != nil {
-		return fmt.Errorf("heartbeat: %w", err)
-	}
-	return nil
-}
-
-// ReplicaAlive reports whether replica's heartbeat is current.
-func (s *Store) ReplicaAlive(ctx context.Context, replica string) (bool, error) {
-	n, err := s.client.Exists(ctx, s.keys.Replica(replica)).Result()
-	if err != nil {
-		return false, fmt.Errorf("read heartbeat: %w", err)
-	}
-	return n == 1, nil
-}
-
-// Owner returns the replica that last took a turn of conv ("" when none).
-func (s *Store) Owner(ctx context.Context, conv string) (string, error) {
-	v, err := s.client.Get(ctx, s.keys.Owner(conv)).Result()
-	if errors.Is(err, redis.Nil) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read owner: %w", err)
-	}
-	return v, nil
+func (s *Queue) WatchStops(ctx context.Context, ready func(), fn func(conv string)) error {
+	return watch(ctx, s.conn, "stop requests", ready, func(m *redis.Message) { fn(m.Payload) }, s.keys.StopChannel())
 }

@@ -13,7 +13,7 @@ import (
 // next message once another replica holds the lease with a larger token.
 func TestLeaseFencing(t *testing.T) { forEachBackend(t, testLeaseFencing) }
 
-func testLeaseFencing(t *testing.T, s *Store) {
+func testLeaseFencing(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "c1"
 	for _, item := range []string{"one", "two", "three"} {
@@ -21,17 +21,17 @@ func testLeaseFencing(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	tt, err := s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond)
+	tt, err := taken(s.TakeTurn(ctx, conv, "replica-a", 50*time.Millisecond))
 	old, item, left, orphan := tt.Token, tt.Item, tt.Queued, tt.Orphan
 	if err != nil || old == 0 || string(item) != "one" || left != 2 || orphan != nil {
 		t.Fatalf("TakeTurn = %d %q %d %q %v, want a token, one, 2, no orphan", old, item, left, orphan, err)
 	}
 	// While held, nobody else takes it.
-	if tt, err := s.TakeTurn(ctx, conv, "replica-b", time.Minute); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 2 || tt.Orphan != nil {
+	if tt, err := taken(s.TakeTurn(ctx, conv, "replica-b", time.Minute)); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 2 || tt.Orphan != nil {
 		t.Fatalf("TakeTurn while held = %d %q %d %q %v, want 0 nil 2 nil", tt.Token, tt.Item, tt.Queued, tt.Orphan, err)
 	}
 	waitLeaseFree(t, s, conv)
-	tt, err = s.TakeTurn(ctx, conv, "replica-b", time.Minute)
+	tt, err = taken(s.TakeTurn(ctx, conv, "replica-b", time.Minute))
 	fresh, item, orphan := tt.Token, tt.Item, tt.Orphan
 	if err != nil || fresh <= old || string(item) != "two" || string(orphan) != "one" {
 		t.Fatalf("TakeTurn after expiry = %d %q %q %v, want a token > %d, two, and one orphaned", fresh, item, orphan, err, old)
@@ -70,12 +70,12 @@ func testLeaseFencing(t *testing.T, s *Store) {
 // Meanwhile the conversation stays pending so a poll finds the orphan.
 func TestRunningTurnRecord(t *testing.T) { forEachBackend(t, testRunningTurnRecord) }
 
-func testRunningTurnRecord(t *testing.T, s *Store) {
+func testRunningTurnRecord(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "c3"
 	running := func() string {
 		t.Helper()
-		v, err := s.Client().Get(ctx, s.Keys().Running(conv)).Result()
+		v, err := s.Client().Get(ctx, s.Keys().Conv(conv).Running()).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			t.Fatal(err)
 		}
@@ -101,12 +101,12 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 	// A normal holder: each item is recorded while it runs, and the record
 	// goes with the lease, so nothing is ever orphaned.
 	enqueue("one", "two")
-	tt, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tt, err := taken(s.TakeTurn(ctx, conv, "a", time.Minute))
 	tok, orphan := tt.Token, tt.Orphan
 	if err != nil || tok == 0 || orphan != nil || running() != "one" {
 		t.Fatalf("TakeTurn = %d %q %v, running %q", tok, orphan, err, running())
 	}
-	if ttl := s.Client().PTTL(ctx, s.Keys().Running(conv)).Val(); ttl <= time.Minute || ttl > RunningTTL {
+	if ttl := s.Client().PTTL(ctx, s.Keys().Conv(conv).Running()).Val(); ttl <= time.Minute || ttl > RunningTTL {
 		t.Fatalf("running TTL %v, want (lease TTL, %v]", ttl, RunningTTL)
 	}
 	if held, _, err := s.RenewLease(ctx, conv, tok, time.Minute); err != nil || !held {
@@ -123,14 +123,14 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 		t.Fatalf("NextTurn on empty = %q %v %v, running %q, want released", it, held, err, running())
 	}
 	enqueue("three")
-	if tt, err = s.TakeTurn(ctx, conv, "a", time.Minute); err != nil || tt.Token == 0 {
+	if tt, err = taken(s.TakeTurn(ctx, conv, "a", time.Minute)); err != nil || tt.Token == 0 {
 		t.Fatal(tt.Token, err)
 	}
 	tok = tt.Token
 	if ok, err := s.ReleaseLease(ctx, conv, tok); err != nil || !ok || running() != "" {
 		t.Fatalf("ReleaseLease = %v %v, running %q, want released", ok, err, running())
 	}
-	if tt, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 0 || tt.Orphan != nil {
+	if tt, err := taken(s.TakeTurn(ctx, conv, "b", time.Minute)); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 0 || tt.Orphan != nil {
 		t.Fatalf("TakeTurn after releases = %d %q %d %q %v, want nothing", tt.Token, tt.Item, tt.Queued, tt.Orphan, err)
 	}
 	if err := s.SettlePending(ctx, conv); err != nil || pending() != 0 {
@@ -139,7 +139,7 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 
 	// A holder that dies mid-turn with nothing queued behind it.
 	enqueue("four")
-	if tt, err = s.TakeTurn(ctx, conv, "a", 50*time.Millisecond); err != nil || tt.Token == 0 {
+	if tt, err = taken(s.TakeTurn(ctx, conv, "a", 50*time.Millisecond)); err != nil || tt.Token == 0 {
 		t.Fatal(tt.Token, err)
 	}
 	tok = tt.Token
@@ -147,10 +147,10 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 	if err := s.SettlePending(ctx, conv); err != nil || pending() != 1 {
 		t.Fatalf("SettlePending with an orphan: %v, %d pending, want 1", err, pending())
 	}
-	if tt, err := s.TakeTurn(ctx, conv, "b", time.Minute); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 0 || string(tt.Orphan) != "four" {
+	if tt, err := taken(s.TakeTurn(ctx, conv, "b", time.Minute)); err != nil || tt.Token != 0 || tt.Item != nil || tt.Queued != 0 || string(tt.Orphan) != "four" {
 		t.Fatalf("TakeTurn on the orphan = %d %q %d %q %v, want only the orphan four", tt.Token, tt.Item, tt.Queued, tt.Orphan, err)
 	}
-	if tt, err := s.TakeTurn(ctx, conv, "c", time.Minute); err != nil || tt.Orphan != nil {
+	if tt, err := taken(s.TakeTurn(ctx, conv, "c", time.Minute)); err != nil || tt.Orphan != nil {
 		t.Fatalf("second TakeTurn = %q %v, want the orphan handed out once", tt.Orphan, err)
 	}
 	if err := s.SettlePending(ctx, conv); err != nil || pending() != 0 {
@@ -162,7 +162,7 @@ func testRunningTurnRecord(t *testing.T, s *Store) {
 	}
 }
 
-func waitLeaseFree(t *testing.T, s *Store, conv string) {
+func waitLeaseFree(t *testing.T, s *stores, conv string) {
 	t.Helper()
 	for range 500 {
 		_, token, err := s.Lease(context.Background(), conv)
@@ -180,7 +180,7 @@ func waitLeaseFree(t *testing.T, s *Store, conv string) {
 // A stop request reaches only the turn holding the lease when it was made.
 func TestStopRequest(t *testing.T) { forEachBackend(t, testStopRequest) }
 
-func testStopRequest(t *testing.T, s *Store) {
+func testStopRequest(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "c2"
 	if running, err := s.RequestStop(ctx, conv); err != nil || running {
@@ -191,7 +191,7 @@ func testStopRequest(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	tt, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	tt, err := taken(s.TakeTurn(ctx, conv, "r", time.Minute))
 	token := tt.Token
 	if err != nil || token == 0 {
 		t.Fatal(token, err)
@@ -231,7 +231,7 @@ func testStopRequest(t *testing.T, s *Store) {
 
 func TestHeartbeat(t *testing.T) { forEachBackend(t, testHeartbeat) }
 
-func testHeartbeat(t *testing.T, s *Store) {
+func testHeartbeat(t *testing.T, s *stores) {
 	ctx := context.Background()
 	if err := s.Heartbeat(ctx, "r1", time.Minute); err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func testHeartbeat(t *testing.T, s *Store) {
 // Sentinel setup when scripts/with-redis-topologies.sh started them, and on
 // the embedded one, whose Lua and command support differ in details the
 // scripts must not depend on.
-func forEachBackend(t *testing.T, f func(t *testing.T, s *Store)) {
+func forEachBackend(t *testing.T, f func(t *testing.T, s *stores)) {
 	t.Run("redis", func(t *testing.T) { f(t, openRealStore(t)) })
 	t.Run("cluster", func(t *testing.T) { f(t, openClusterStore(t)) })
 	t.Run("sentinel", func(t *testing.T) { f(t, openSentinelStore(t)) })
@@ -265,6 +265,6 @@ func forEachBackend(t *testing.T, f func(t *testing.T, s *Store)) {
 				t.Error(err)
 			}
 		})
-		f(t, s)
+		f(t, allOf(s))
 	})
 }

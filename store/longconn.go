@@ -26,8 +26,8 @@ return token
 
 // AcquireHolder takes bot's long-connection holder lease for replica when it
 // is free; token is 0 when another replica holds it.
-func (s *Store) AcquireHolder(ctx context.Context, botID, replica string, ttl time.Duration) (int64, error) {
-	token, err := acquireHolder.Run(ctx, s.client, []string{s.keys.Holder(botID), s.keys.HolderFence(botID)},
+func (s *LongConn) AcquireHolder(ctx context.Context, botID, replica string, ttl time.Duration) (int64, error) {
+	token, err := acquireHolder.Run(ctx, s.client, []string{s.keys.LongConn(botID).Holder(), s.keys.LongConn(botID).HolderFence()},
 		replica, ttl.Milliseconds(), FenceTTL.Milliseconds()).Int64()
 	if err != nil {
 		return 0, fmt.Errorf("acquire long-connection holder lease: %w", err)
@@ -56,8 +56,8 @@ return 1
 // re-takes it for replica if it vanished; false when another holds it. The
 // caller must renew within the TTL (Holder gives up well before) or a lapsed
 // lease would be re-taken too.
-func (s *Store) RenewHolder(ctx context.Context, botID, replica string, token int64, ttl time.Duration) (bool, error) {
-	n, err := renewHolder.Run(ctx, s.client, []string{s.keys.Holder(botID)}, token, ttl.Milliseconds(), replica).Int()
+func (s *LongConn) RenewHolder(ctx context.Context, botID, replica string, token int64, ttl time.Duration) (bool, error) {
+	n, err := renewHolder.Run(ctx, s.client, []string{s.keys.LongConn(botID).Holder()}, token, ttl.Milliseconds(), replica).Int()
 	if err != nil {
 		return false, fmt.Errorf("renew long-connection holder lease: %w", err)
 	}
@@ -73,8 +73,8 @@ return 1
 
 // ReleaseHolder frees bot's holder lease if token still holds it, so a
 // standby takes over without waiting for the TTL.
-func (s *Store) ReleaseHolder(ctx context.Context, botID string, token int64) (bool, error) {
-	n, err := releaseHolder.Run(ctx, s.client, []string{s.keys.Holder(botID)}, token).Int()
+func (s *LongConn) ReleaseHolder(ctx context.Context, botID string, token int64) (bool, error) {
+	n, err := releaseHolder.Run(ctx, s.client, []string{s.keys.LongConn(botID).Holder()}, token).Int()
 	if err != nil {
 		return false, fmt.Errorf("release long-connection holder lease: %w", err)
 	}
@@ -82,8 +82,8 @@ func (s *Store) ReleaseHolder(ctx context.Context, botID string, token int64) (b
 }
 
 // Holder names the replica and token holding bot's lease (token 0: free).
-func (s *Store) Holder(ctx context.Context, botID string) (replica string, token int64, err error) {
-	v, err := s.client.HMGet(ctx, s.keys.Holder(botID), fieldReplica, fieldToken).Result()
+func (s *LongConn) Holder(ctx context.Context, botID string) (replica string, token int64, err error) {
+	v, err := s.client.HMGet(ctx, s.keys.LongConn(botID).Holder(), fieldReplica, fieldToken).Result()
 	if err != nil {
 		return "", 0, fmt.Errorf("read long-connection holder: %w", err)
 	}
@@ -122,11 +122,11 @@ func streamSeq(seq int64) string { return fmt.Sprintf("%019d", seq) }
 // frame numbered seq or later, or has ended: a late write (a queue position
 // racing the turn's first frame) never replaces a newer frame, even for a
 // holder that takes over from Redis.
-func (s *Store) PutStreamFrame(ctx context.Context, botID, reqID string, seq int64, frame []byte) (stored bool, err error) {
+func (s *LongConn) PutStreamFrame(ctx context.Context, botID, reqID string, seq int64, frame []byte) (stored bool, err error) {
 	if seq < 0 {
 		return false, fmt.Errorf("store long-connection frame: negative seq %d", seq)
 	}
-	n, err := putStreamFrame.Run(ctx, s.client, []string{s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},
+	n, err := putStreamFrame.Run(ctx, s.client, []string{s.keys.LongConn(botID).Stream(reqID), s.keys.LongConn(botID).Streams()},
 		streamSeq(seq), frame, LongConnStreamTTL.Milliseconds(), reqID).Int()
 	if err != nil {
 		return false, fmt.Errorf("store long-connection frame: %w", err)
@@ -134,7 +134,7 @@ func (s *Store) PutStreamFrame(ctx context.Context, botID, reqID string, seq int
 	if n == 0 {
 		return false, nil
 	}
-	if err := s.client.Publish(ctx, s.keys.LongConnFrames(botID), reqID).Err(); err != nil {
+	if err := s.client.Publish(ctx, s.keys.LongConn(botID).FramesChannel(), reqID).Err(); err != nil {
 		return true, fmt.Errorf("announce long-connection frame: %w", err)
 	}
 	return true, nil
@@ -142,8 +142,8 @@ func (s *Store) PutStreamFrame(ctx context.Context, botID, reqID string, seq int
 
 // StreamFrame is the newest frame of reqID's stream (nil when none, or when
 // the stream has ended).
-func (s *Store) StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error) {
-	v, err := s.client.HMGet(ctx, s.keys.LongConnStream(botID, reqID), "frame", "ended").Result()
+func (s *LongConn) StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error) {
+	v, err := s.client.HMGet(ctx, s.keys.LongConn(botID).Stream(reqID), "frame", "ended").Result()
 	if err != nil {
 		return nil, fmt.Errorf("read long-connection frame: %w", err)
 	}
@@ -156,8 +156,8 @@ func (s *Store) StreamFrame(ctx context.Context, botID, reqID string) ([]byte, e
 
 // RunningStreams is the newest frame of every stream not yet ended, by
 // req_id, for a new holder to re-push.
-func (s *Store) RunningStreams(ctx context.Context, botID string) (map[string][]byte, error) {
-	ids, err := s.client.SMembers(ctx, s.keys.LongConnStreams(botID)).Result()
+func (s *LongConn) RunningStreams(ctx context.Context, botID string) (map[string][]byte, error) {
+	ids, err := s.client.SMembers(ctx, s.keys.LongConn(botID).Streams()).Result()
 	if err != nil {
 		return nil, fmt.Errorf("list long-connection streams: %w", err)
 	}
@@ -168,7 +168,7 @@ func (s *Store) RunningStreams(ctx context.Context, botID string) (map[string][]
 			return nil, err
 		}
 		if f == nil {
-			s.client.SRem(ctx, s.keys.LongConnStreams(botID), id) // its frame expired
+			s.client.SRem(ctx, s.keys.LongConn(botID).Streams(), id) // its frame expired
 			continue
 		}
 		out[id] = f
@@ -193,9 +193,9 @@ return 1
 // pushed, unless another token holds the lease (a deposed holder must not
 // hide a stream from its successor, which pushes the final frame instead):
 // from then on no holder pushes it again and no frame is stored for it.
-func (s *Store) EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
+func (s *LongConn) EndStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
 	n, err := endStream.Run(ctx, s.client,
-		[]string{s.keys.Holder(botID), s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},
+		[]string{s.keys.LongConn(botID).Holder(), s.keys.LongConn(botID).Stream(reqID), s.keys.LongConn(botID).Streams()},
 		token, reqID, LongConnStreamTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("end long-connection stream: %w", err)
@@ -217,9 +217,9 @@ return 1
 // ReopenStream marks reqID's stream running again after EndStream, when the
 // final frame it was ended for was never written (its holder stopped
 // first), unless another token holds the lease; the next holder pushes it.
-func (s *Store) ReopenStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
+func (s *LongConn) ReopenStream(ctx context.Context, botID, reqID string, token int64) (bool, error) {
 	n, err := reopenStream.Run(ctx, s.client,
-		[]string{s.keys.Holder(botID), s.keys.LongConnStream(botID, reqID), s.keys.LongConnStreams(botID)},
+		[]string{s.keys.LongConn(botID).Holder(), s.keys.LongConn(botID).Stream(reqID), s.keys.LongConn(botID).Streams()},
 		token, reqID, LongConnStreamTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("reopen long-connection stream: %w", err)
@@ -230,9 +230,9 @@ func (s *Store) ReopenStream(ctx context.Context, botID, reqID string, token int
 // WatchRelay calls onFrame with the req_id of every frame and onSend with
 // the id of every send announced for bot, in announcement order, until ctx
 // ends (nil). ready is called once the subscription is live.
-func (s *Store) WatchRelay(ctx context.Context, botID string, ready func(), onFrame, onSend func(id string)) error {
-	frames, sends := s.keys.LongConnFrames(botID), s.keys.LongConnSendsChannel(botID)
-	return s.watch(ctx, "the long-connection relay", ready, func(m *redis.Message) {
+func (s *LongConn) WatchRelay(ctx context.Context, botID string, ready func(), onFrame, onSend func(id string)) error {
+	frames, sends := s.keys.LongConn(botID).FramesChannel(), s.keys.LongConn(botID).SendsChannel()
+	return watch(ctx, s.conn, "the long-connection relay", ready, func(m *redis.Message) {
 		if m.Channel == sends {
 			onSend(m.Payload)
 		} else {

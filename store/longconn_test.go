@@ -12,13 +12,13 @@ import (
 func TestLongConnKeysShareAHashTag(t *testing.T) {
 	k := store.NewKeys("wx:")
 	for _, tc := range []struct{ got, want string }{
-		{k.Holder("aib1"), "wx:{longconn:aib1}:holder"},
-		{k.HolderFence("aib1"), "wx:{longconn:aib1}:fence"},
-		{k.LongConnStream("aib1", "REQ_1"), "wx:{longconn:aib1}:frame:REQ_1"},
-		{k.LongConnStreams("aib1"), "wx:{longconn:aib1}:streams"},
-		{k.LongConnFrames("aib1"), "wx:longconn:aib1:frames"},
-		{k.LongConnSends("aib1"), "wx:{longconn:aib1}:sends"},
-		{k.LongConnSendsChannel("aib1"), "wx:longconn:aib1:sends"},
+		{k.LongConn("aib1").Holder(), "wx:{longconn:aib1}:holder"},
+		{k.LongConn("aib1").HolderFence(), "wx:{longconn:aib1}:fence"},
+		{k.LongConn("aib1").Stream("REQ_1"), "wx:{longconn:aib1}:frame:REQ_1"},
+		{k.LongConn("aib1").Streams(), "wx:{longconn:aib1}:streams"},
+		{k.LongConn("aib1").FramesChannel(), "wx:longconn:aib1:frames"},
+		{k.LongConn("aib1").Sends(), "wx:{longconn:aib1}:sends"},
+		{k.LongConn("aib1").SendsChannel(), "wx:longconn:aib1:sends"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("key %q, want %q", tc.got, tc.want)
@@ -30,7 +30,7 @@ func TestLongConnKeysShareAHashTag(t *testing.T) {
 // refused after another took the lease, even for ending a stream.
 func TestHolderLeaseFencing(t *testing.T) {
 	prefix := testenv.Prefix(t, "holder")
-	a, b := testenv.OpenStore(t, prefix), testenv.OpenStore(t, prefix)
+	a, b := testenv.OpenStores(t, prefix), testenv.OpenStores(t, prefix)
 	ctx := context.Background()
 	ta, err := a.AcquireHolder(ctx, "aib1", "A", time.Minute)
 	if err != nil || ta == 0 {
@@ -46,7 +46,7 @@ func TestHolderLeaseFencing(t *testing.T) {
 		t.Fatalf("put = %v, %v", ok, err)
 	}
 	// A lapses (simulated by deleting its lease as the TTL would).
-	a.Client().Del(ctx, a.Keys().Holder("aib1"))
+	testenv.Redis(t).Del(ctx, a.DB.Keys().LongConn("aib1").Holder())
 	tb, err := b.AcquireHolder(ctx, "aib1", "B", time.Minute)
 	if err != nil || tb <= ta {
 		t.Fatalf("B acquire after A lapsed = %d, %v; want a token above %d", tb, err, ta)
@@ -79,13 +79,13 @@ func TestHolderLeaseFencing(t *testing.T) {
 // restarted) is re-taken by its holder's renewal, token and all.
 func TestHolderLeaseRetakenAfterRedisLostIt(t *testing.T) {
 	prefix := testenv.Prefix(t, "holder-retake")
-	a := testenv.OpenStore(t, prefix)
+	a := testenv.OpenStores(t, prefix)
 	ctx := context.Background()
 	ta, err := a.AcquireHolder(ctx, "aib1", "A", time.Minute)
 	if err != nil || ta == 0 {
 		t.Fatalf("acquire = %d, %v", ta, err)
 	}
-	a.Client().Del(ctx, a.Keys().Holder("aib1"))
+	testenv.Redis(t).Del(ctx, a.DB.Keys().LongConn("aib1").Holder())
 	// Until the renewal re-takes it, the holder still ends its streams: a
 	// final frame must not wait for a lease Redis forgot.
 	if ok, err := a.EndStream(ctx, "aib1", "REQ_1", ta); err != nil || !ok {
@@ -105,7 +105,7 @@ func TestHolderLeaseRetakenAfterRedisLostIt(t *testing.T) {
 // longer running.
 func TestStreamFramesOrderedAndEnded(t *testing.T) {
 	prefix := testenv.Prefix(t, "stream-frames")
-	s := testenv.OpenStore(t, prefix)
+	s := testenv.OpenStores(t, prefix)
 	ctx := context.Background()
 	token, err := s.AcquireHolder(ctx, "aib1", "A", time.Minute)
 	if err != nil || token == 0 {

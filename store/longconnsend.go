@@ -14,16 +14,16 @@ import (
 
 // PutSend records send (an aibot_send_msg body) under id for the holder and
 // announces it.
-func (s *Store) PutSend(ctx context.Context, botID, id string, send []byte) error {
+func (s *LongConn) PutSend(ctx context.Context, botID, id string, send []byte) error {
 	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, s.keys.LongConnSends(botID), id, send)
-		p.PExpire(ctx, s.keys.LongConnSends(botID), LongConnStreamTTL)
+		p.HSet(ctx, s.keys.LongConn(botID).Sends(), id, send)
+		p.PExpire(ctx, s.keys.LongConn(botID).Sends(), LongConnStreamTTL)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("store long-connection send: %w", err)
 	}
-	if err := s.client.Publish(ctx, s.keys.LongConnSendsChannel(botID), id).Err(); err != nil {
+	if err := s.client.Publish(ctx, s.keys.LongConn(botID).SendsChannel(), id).Err(); err != nil {
 		return fmt.Errorf("announce long-connection send: %w", err)
 	}
 	return nil
@@ -42,8 +42,8 @@ return send
 // ClaimSend takes send id off the waiting sends, for the holder of token
 // only: nil when it was taken already (by this holder or an earlier one) or
 // token no longer holds the lease, which leaves it for the new holder.
-func (s *Store) ClaimSend(ctx context.Context, botID, id string, token int64) ([]byte, error) {
-	v, err := claimSend.Run(ctx, s.client, []string{s.keys.Holder(botID), s.keys.LongConnSends(botID)}, token, id).Text()
+func (s *LongConn) ClaimSend(ctx context.Context, botID, id string, token int64) ([]byte, error) {
+	v, err := claimSend.Run(ctx, s.client, []string{s.keys.LongConn(botID).Holder(), s.keys.LongConn(botID).Sends()}, token, id).Text()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
@@ -54,8 +54,8 @@ func (s *Store) ClaimSend(ctx context.Context, botID, id string, token int64) ([
 }
 
 // PendingSends is the ids of the sends no holder took yet, for a new holder.
-func (s *Store) PendingSends(ctx context.Context, botID string) ([]string, error) {
-	ids, err := s.client.HKeys(ctx, s.keys.LongConnSends(botID)).Result()
+func (s *LongConn) PendingSends(ctx context.Context, botID string) ([]string, error) {
+	ids, err := s.client.HKeys(ctx, s.keys.LongConn(botID).Sends()).Result()
 	if err != nil {
 		return nil, fmt.Errorf("list long-connection sends: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // the holder only; a deposed holder's claim leaves it for its successor.
 func TestLongConnSendTakenOnce(t *testing.T) {
 	prefix := testenv.Prefix(t, "longconn-send")
-	a, b := testenv.OpenStore(t, prefix), testenv.OpenStore(t, prefix)
+	a, b := testenv.OpenStores(t, prefix), testenv.OpenStores(t, prefix)
 	ctx := context.Background()
 	ta, err := a.AcquireHolder(ctx, "aib1", "A", time.Minute)
 	if err != nil || ta == 0 {
@@ -40,7 +40,7 @@ func TestLongConnSendTakenOnce(t *testing.T) {
 		t.Fatalf("second claim = %q, %v; want nothing (taken once)", got, err)
 	}
 	// A lapses; its late claim of s2 must leave s2 for B.
-	a.Client().Del(ctx, a.Keys().Holder("aib1"))
+	testenv.Redis(t).Del(ctx, a.DB.Keys().LongConn("aib1").Holder())
 	tb, err := b.AcquireHolder(ctx, "aib1", "B", time.Minute)
 	if err != nil || tb == 0 {
 		t.Fatalf("B acquire = %d, %v", tb, err)
@@ -63,7 +63,7 @@ func TestLongConnSendTakenOnce(t *testing.T) {
 // their own channels and reach their own callback, in order.
 func TestWatchRelayTellsFramesFromSends(t *testing.T) {
 	prefix := testenv.Prefix(t, "longconn-relay")
-	a := testenv.OpenStore(t, prefix)
+	a := testenv.OpenStores(t, prefix)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})

@@ -14,7 +14,7 @@ import (
 const phaseMarker = "p:"
 
 // SetPhase records the phase Codex gave an agent message item ("" for null).
-func (s *Store) SetPhase(ctx context.Context, threadID, itemID, phase string) error {
+func (s *Phases) SetPhase(ctx context.Context, threadID, itemID, phase string) error {
 	if err := s.client.Set(ctx, s.keys.Phase(threadID, itemID), phaseMarker+phase, PhaseTTL).Err(); err != nil {
 		return fmt.Errorf("record phase of item %s: %w", itemID, err)
 	}
@@ -22,7 +22,7 @@ func (s *Store) SetPhase(ctx context.Context, threadID, itemID, phase string) er
 }
 
 // Phase returns the recorded phase of an item; ok is false when none is.
-func (s *Store) Phase(ctx context.Context, threadID, itemID string) (string, bool, error) {
+func (s *Phases) Phase(ctx context.Context, threadID, itemID string) (string, bool, error) {
 	v, err := s.client.Get(ctx, s.keys.Phase(threadID, itemID)).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", false, nil
@@ -38,7 +38,7 @@ func (s *Store) Phase(ctx context.Context, threadID, itemID string) (string, boo
 }
 
 // ForgetPhase drops an item's phase once the item has completed.
-func (s *Store) ForgetPhase(ctx context.Context, threadID, itemID string) error {
+func (s *Phases) ForgetPhase(ctx context.Context, threadID, itemID string) error {
 	if err := s.client.Del(ctx, s.keys.Phase(threadID, itemID)).Err(); err != nil {
 		return fmt.Errorf("forget phase of item %s: %w", itemID, err)
 	}

@@ -22,8 +22,8 @@ return {n, leased}
 // holds max items, and marks the conversation pending so a replica polling
 // for work finds it. position is the item's 1-based place (0 when refused);
 // leased says whether a turn holds the lease now.
-func (s *Store) Enqueue(ctx context.Context, conv string, item []byte, max int) (position int, leased bool, err error) {
-	v, err := enqueue.Run(ctx, s.client, []string{s.keys.Queue(conv), s.keys.Lease(conv)},
+func (s *Queue) Enqueue(ctx context.Context, conv string, item []byte, max int) (position int, leased bool, err error) {
+	v, err := enqueue.Run(ctx, s.client, []string{s.keys.Conv(conv).Queue(), s.keys.Conv(conv).Lease()},
 		item, max, QueueTTL.Milliseconds()).Int64Slice()
 	if err != nil {
 		return 0, false, fmt.Errorf("enqueue: %w", err)
@@ -31,7 +31,7 @@ func (s *Store) Enqueue(ctx context.Context, conv string, item []byte, max int) 
 	if v[0] > 0 {
 		// The pending set spans conversations, so it cannot share the
 		// script's slot; SettlePending copes with the gap between the two.
-		if err := s.markPending(ctx, conv); err != nil {
+		if err := markPending(ctx, s.conn, conv); err != nil {
 			return 0, false, err
 		}
 	}
@@ -39,8 +39,8 @@ func (s *Store) Enqueue(ctx context.Context, conv string, item []byte, max int) 
 }
 
 // Queued returns the conversation's waiting items, oldest first.
-func (s *Store) Queued(ctx context.Context, conv string) ([][]byte, error) {
-	v, err := s.client.LRange(ctx, s.keys.Queue(conv), 0, -1).Result()
+func (s *Queue) Queued(ctx context.Context, conv string) ([][]byte, error) {
+	v, err := s.client.LRange(ctx, s.keys.Conv(conv).Queue(), 0, -1).Result()
 	if err != nil {
 		return nil, fmt.Errorf("read queue: %w", err)
 	}
@@ -53,7 +53,7 @@ func (s *Store) Queued(ctx context.Context, conv string) ([][]byte, error) {
 
 // Pending returns up to max conversations that may have waiting items (a
 // random sample when there are more).
-func (s *Store) Pending(ctx context.Context, max int) ([]string, error) {
+func (s *Queue) Pending(ctx context.Context, max int) ([]string, error) {
 	v, err := s.client.SRandMemberN(ctx, s.keys.Pending(), int64(max)).Result()
 	if err != nil {
 		return nil, fmt.Errorf("list pending conversations: %w", err)
@@ -67,32 +67,32 @@ func (s *Store) Pending(ctx context.Context, max int) ([]string, error) {
 // once the lease lapses. An Enqueue racing with it pushes before it marks,
 // and a pop moves the item into the running record in one step, so checking
 // again after the removal and marking back catches every interleaving.
-func (s *Store) SettlePending(ctx context.Context, conv string) error {
+func (s *Queue) SettlePending(ctx context.Context, conv string) error {
 	pk := s.keys.Pending()
-	busy, err := s.busy(ctx, conv)
-	if err != nil || busy {
+	waiting, err := busy(ctx, s.conn, conv)
+	if err != nil || waiting {
 		return err
 	}
 	if err := s.client.SRem(ctx, pk, conv).Err(); err != nil {
 		return fmt.Errorf("settle pending: %w", err)
 	}
-	if busy, err = s.busy(ctx, conv); err != nil {
+	if waiting, err = busy(ctx, s.conn, conv); err != nil {
 		return err
 	}
-	if busy {
-		return s.markPending(ctx, conv)
+	if waiting {
+		return markPending(ctx, s.conn, conv)
 	}
 	return nil
 }
 
 // busy reports whether conv has waiting items or a turn recorded running.
 // The queue is read first: an item popped in between is found running.
-func (s *Store) busy(ctx context.Context, conv string) (bool, error) {
+func busy(ctx context.Context, s conn, conv string) (bool, error) {
 	var queued *redis.IntCmd
 	var running *redis.IntCmd
 	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		queued = p.LLen(ctx, s.keys.Queue(conv))
-		running = p.Exists(ctx, s.keys.Running(conv))
+		queued = p.LLen(ctx, s.keys.Conv(conv).Queue())
+		running = p.Exists(ctx, s.keys.Conv(conv).Running())
 		return nil
 	})
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Store) busy(ctx context.Context, conv string) (bool, error) {
 
 // markPending adds conv to the pending set and renews the set's TTL, which
 // matches the queues': a set idle that long lists only expired queues.
-func (s *Store) markPending(ctx context.Context, conv string) error {
+func markPending(ctx context.Context, s conn, conv string) error {
 	pk := s.keys.Pending()
 	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SAdd(ctx, pk, conv)

@@ -9,7 +9,7 @@ import (
 
 func TestQueueOrderLimitAndPending(t *testing.T) { forEachBackend(t, testQueueOrderLimitAndPending) }
 
-func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
+func testQueueOrderLimitAndPending(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "q1"
 	for i, item := range []string{"a", "b", "c"} {
@@ -24,7 +24,7 @@ func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Equal(p, []string{conv}) {
 		t.Fatalf("Pending = %v %v", p, err)
 	}
-	tt, err := s.TakeTurn(ctx, conv, "r", time.Minute)
+	tt, err := taken(s.TakeTurn(ctx, conv, "r", time.Minute))
 	token, item, left := tt.Token, tt.Item, tt.Queued
 	if err != nil || token == 0 || string(item) != "a" || left != 2 {
 		t.Fatalf("TakeTurn = %d %q %d %v", token, item, left, err)
@@ -76,7 +76,7 @@ func testQueueOrderLimitAndPending(t *testing.T, s *Store) {
 
 func TestDedupeAndFrames(t *testing.T) { forEachBackend(t, testDedupeAndFrames) }
 
-func testDedupeAndFrames(t *testing.T, s *Store) {
+func testDedupeAndFrames(t *testing.T, s *stores) {
 	ctx := context.Background()
 	rec, claimed, err := s.ClaimMessage(ctx, "single:alice", "alice", "m1", "s1")
 	if err != nil || !claimed || rec != "s1" {
@@ -94,37 +94,45 @@ func testDedupeAndFrames(t *testing.T, s *Store) {
 		}
 	}
 
-	if _, ok, err := s.LoadFrame(ctx, "s1"); err != nil || ok {
+	if _, _, _, _, ok, err := s.LoadFrame(ctx, "s1"); err != nil || ok {
 		t.Fatalf("LoadFrame of a new stream = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 2"), 'W'); err != nil || !ok {
+	if ok, err := s.SaveFrameIf(ctx, "s1", "waiting", "waiting", "single:alice", "", "queued 2"); err != nil || !ok {
 		t.Fatalf("SaveFrameIf on empty = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), 'W'); err != nil || !ok {
+	if ok, err := s.SaveFrameIf(ctx, "s1", "", "waiting", "single:alice", "", "claim"); err != nil || ok {
+		t.Fatalf("SaveFrameIf of a claim over a frame = %v %v, want false", ok, err)
+	}
+	if ok, err := s.SaveFrameIf(ctx, "s1", "waiting", "waiting", "single:alice", "", "queued 1"); err != nil || !ok {
 		t.Fatalf("SaveFrameIf on waiting = %v %v", ok, err)
 	}
-	if err := s.SaveFrame(ctx, "s1", []byte("Rrunning")); err != nil {
-		t.Fatal(err)
+	if ok, err := s.SaveFrameUnless(ctx, "s1", "finished", "running", "single:alice", "alice", "running"); err != nil || !ok {
+		t.Fatalf("SaveFrameUnless over waiting = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameIf(ctx, "s1", []byte("Wqueued 1"), 'W'); err != nil || ok {
+	if ok, err := s.SaveFrameIf(ctx, "s1", "waiting", "waiting", "single:alice", "", "queued 1"); err != nil || ok {
 		t.Fatalf("SaveFrameIf over a running frame = %v %v, want false", ok, err)
 	}
-	if b, ok, err := s.LoadFrame(ctx, "s1"); err != nil || !ok || string(b) != "Rrunning" {
-		t.Fatalf("LoadFrame = %q %v %v", b, ok, err)
+	if st, own, u, c, ok, err := s.LoadFrame(ctx, "s1"); err != nil || !ok || st != "running" || own != "single:alice" || u != "alice" || c != "running" {
+		t.Fatalf("LoadFrame = %q %q %q %q %v %v", st, own, u, c, ok, err)
+	}
+	// The frame is a hash read by field: no byte of the content is taken for
+	// its state or its owner.
+	if h := s.Client().HGetAll(ctx, s.Keys().Frame("s1")).Val(); len(h) != 4 || h["state"] != "running" || h["owner"] != "single:alice" || h["user"] != "alice" || h["content"] != "running" {
+		t.Fatalf("frame hash = %v", h)
 	}
 
 	// A finished frame stays: SaveFrameUnless writes over anything else.
-	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Rfirst"), 'F'); err != nil || !ok {
+	if ok, err := s.SaveFrameUnless(ctx, "s2", "finished", "running", "o", "", "first"); err != nil || !ok {
 		t.Fatalf("SaveFrameUnless on empty = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Ffailed"), 'F'); err != nil || !ok {
+	if ok, err := s.SaveFrameUnless(ctx, "s2", "finished", "finished", "o", "", "failed"); err != nil || !ok {
 		t.Fatalf("SaveFrameUnless over running = %v %v", ok, err)
 	}
-	if ok, err := s.SaveFrameUnless(ctx, "s2", []byte("Flate answer"), 'F'); err != nil || ok {
+	if ok, err := s.SaveFrameUnless(ctx, "s2", "finished", "finished", "o", "", "late answer"); err != nil || ok {
 		t.Fatalf("SaveFrameUnless over finished = %v %v, want false", ok, err)
 	}
-	if b, ok, err := s.LoadFrame(ctx, "s2"); err != nil || !ok || string(b) != "Ffailed" {
-		t.Fatalf("LoadFrame = %q %v %v, want the first finished frame", b, ok, err)
+	if st, _, _, c, ok, err := s.LoadFrame(ctx, "s2"); err != nil || !ok || st != "finished" || c != "failed" {
+		t.Fatalf("LoadFrame = %q %q %v %v, want the first finished frame", st, c, ok, err)
 	}
 	if ttl := s.Client().TTL(ctx, s.Keys().Frame("s2")).Val(); ttl <= 0 || ttl > FrameTTL {
 		t.Fatalf("frame TTL %v", ttl)
@@ -133,7 +141,7 @@ func testDedupeAndFrames(t *testing.T, s *Store) {
 
 func TestConversation(t *testing.T) { forEachBackend(t, testConversation) }
 
-func testConversation(t *testing.T, s *Store) {
+func testConversation(t *testing.T, s *stores) {
 	ctx := context.Background()
 	if sid, cwd, err := s.Conversation(ctx, "c"); err != nil || sid != "" || cwd != "" {
 		t.Fatalf("unknown conversation = %q %q %v", sid, cwd, err)
@@ -154,9 +162,9 @@ func testConversation(t *testing.T, s *Store) {
 
 func TestRest(t *testing.T) { forEachBackend(t, testRest) }
 
-func testRest(t *testing.T, s *Store) {
+func testRest(t *testing.T, s *stores) {
 	ctx := context.Background()
-	if _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
+	if _, _, _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
 		t.Fatalf("TakeRest with nothing saved = %v %v", ok, err)
 	}
 	if err := s.SaveRest(ctx, "c", "old", "stale answer", 3); err != nil {
@@ -165,18 +173,17 @@ func testRest(t *testing.T, s *Store) {
 	if err := s.SaveRest(ctx, "c", "why?", "因为 because", 7); err != nil {
 		t.Fatal(err)
 	}
-	rest, ok, err := s.TakeRest(ctx, "c")
-	title, answer, from := rest.Title, rest.Answer, rest.From
+	title, answer, from, ok, err := s.TakeRest(ctx, "c")
 	if err != nil || !ok || title != "why?" || answer != "因为 because" || from != 7 {
 		t.Fatalf("TakeRest = %q %q %d %v %v, want the newest rest", title, answer, from, ok, err)
 	}
-	if _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
+	if _, _, _, ok, err := s.TakeRest(ctx, "c"); err != nil || ok {
 		t.Fatalf("second TakeRest = %v %v, want it taken", ok, err)
 	}
 	if err := s.SaveRest(ctx, "c", "t", "abc", 1); err != nil {
 		t.Fatal(err)
 	}
-	if ttl := s.Client().TTL(ctx, s.Keys().Rest("c")).Val(); ttl <= 0 || ttl > RestTTL {
+	if ttl := s.Client().TTL(ctx, s.Keys().Conv("c").Rest()).Val(); ttl <= 0 || ttl > RestTTL {
 		t.Fatalf("rest TTL %v, want (0, %v]", ttl, RestTTL)
 	}
 }

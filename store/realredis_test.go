@@ -12,10 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// openRealStore opens a Store on the real Redis at REDIS_URL (default
+// openRealStore opens the stores on the real Redis at REDIS_URL (default
 // redis://127.0.0.1:6379) under a prefix of its own, and deletes every key
 // under that prefix when the test ends.
-func openRealStore(t testing.TB) *Store {
+func openRealStore(t testing.TB) *stores {
 	t.Helper()
 	url := os.Getenv("REDIS_URL")
 	if url == "" {
@@ -32,9 +32,9 @@ func openRealStore(t testing.TB) *Store {
 	return s
 }
 
-// openStoreWithOwnPrefix opens a Store under a random prefix and deletes
+// openStoreWithOwnPrefix opens the stores under a random prefix and deletes
 // every key under it when the test ends.
-func openStoreWithOwnPrefix(t testing.TB, o Options) *Store {
+func openStoreWithOwnPrefix(t testing.TB, o Options) *stores {
 	t.Helper()
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -42,17 +42,17 @@ func openStoreWithOwnPrefix(t testing.TB, o Options) *Store {
 	}
 	prefix := "wecodex-test:" + hex.EncodeToString(b[:]) + ":"
 	o.Prefix = prefix
-	s, err := Open(context.Background(), o, discardLog())
+	db, err := Open(context.Background(), o, discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		deleteByPrefix(t, s.Client(), prefix)
-		if err := s.Close(); err != nil {
+		deleteByPrefix(t, db.client, prefix)
+		if err := db.Close(); err != nil {
 			t.Error(err)
 		}
 	})
-	return s
+	return allOf(db)
 }
 
 // deleteByPrefix deletes the keys under prefix, on every master of a Cluster.

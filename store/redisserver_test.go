@@ -17,13 +17,13 @@ func startRedisProc(t testing.TB) *redisserver.Server {
 	return r
 }
 
-// openProcStore opens a Store on r.
-func openProcStore(t testing.TB, r *redisserver.Server) *Store {
+// openProcStore opens the stores on r.
+func openProcStore(t testing.TB, r *redisserver.Server) *stores {
 	t.Helper()
 	s, err := Open(context.Background(), Options{Addrs: []string{r.Addr()}, Prefix: "wecodex-test:"}, discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return allOf(s)
 }

@@ -29,9 +29,9 @@ return 2
 // before the turn ends: whoever takes the conversation next runs it again.
 // requeued is false when token no longer holds the lease (nothing changes)
 // or no turn was recorded running (the lease is freed).
-func (s *Store) RequeueTurn(ctx context.Context, conv string, token int64) (requeued bool, err error) {
+func (s *Queue) RequeueTurn(ctx context.Context, conv string, token int64) (requeued bool, err error) {
 	n, err := requeueTurn.Run(ctx, s.client,
-		[]string{s.keys.Lease(conv), s.keys.Queue(conv), s.keys.Stop(conv), s.keys.Running(conv)},
+		[]string{s.keys.Conv(conv).Lease(), s.keys.Conv(conv).Queue(), s.keys.Conv(conv).Stop(), s.keys.Conv(conv).Running()},
 		token, QueueTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("requeue turn: %w", err)
@@ -41,7 +41,7 @@ func (s *Store) RequeueTurn(ctx context.Context, conv string, token int64) (requ
 	}
 	// Replicas look for work in the pending set; it spans conversations,
 	// so it cannot share the script's slot.
-	if err := s.markPending(ctx, conv); err != nil {
+	if err := markPending(ctx, s.conn, conv); err != nil {
 		return true, err
 	}
 	return true, nil

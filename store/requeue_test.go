@@ -12,7 +12,7 @@ import (
 // before the messages that waited behind it, and leaves no orphan.
 func TestRequeueTurn(t *testing.T) { forEachBackend(t, testRequeueTurn) }
 
-func testRequeueTurn(t *testing.T, s *Store) {
+func testRequeueTurn(t *testing.T, s *stores) {
 	ctx := context.Background()
 	const conv = "c-requeue"
 	for _, it := range []string{"one", "two"} {
@@ -20,7 +20,7 @@ func testRequeueTurn(t *testing.T, s *Store) {
 			t.Fatal(err)
 		}
 	}
-	tt, err := s.TakeTurn(ctx, conv, "a", time.Minute)
+	tt, err := taken(s.TakeTurn(ctx, conv, "a", time.Minute))
 	tok, it := tt.Token, tt.Item
 	if err != nil || string(it) != "one" {
 		t.Fatalf("TakeTurn = %d %q %v", tok, it, err)
@@ -48,7 +48,7 @@ func testRequeueTurn(t *testing.T, s *Store) {
 	if p, err := s.Pending(ctx, 10); err != nil || !slices.Contains(p, conv) {
 		t.Fatalf("pending %q %v, want %s listed", p, err, conv)
 	}
-	tt, err = s.TakeTurn(ctx, conv, "b", time.Minute)
+	tt, err = taken(s.TakeTurn(ctx, conv, "b", time.Minute))
 	tok2, it, orphan := tt.Token, tt.Item, tt.Orphan
 	if err != nil || tok2 <= tok || string(it) != "one" || orphan != nil {
 		t.Fatalf("TakeTurn after the requeue = %d %q orphan %q %v, want one again, no orphan", tok2, it, orphan, err)

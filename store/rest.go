@@ -18,8 +18,8 @@ const (
 
 // SaveRest keeps the answer to title, unread from byte offset from, for the
 // conversation's /more (TTL RestTTL). It replaces any earlier rest.
-func (s *Store) SaveRest(ctx context.Context, conv, title, answer string, from int) error {
-	key := s.keys.Rest(conv)
+func (s *Webhook) SaveRest(ctx context.Context, conv, title, answer string, from int) error {
+	key := s.keys.Conv(conv).Rest()
 	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, key)
 		p.HSet(ctx, key, fieldRestTitle, title, fieldRestAnswer, answer, fieldRestFrom, from)
@@ -40,34 +40,23 @@ redis.call('DEL', KEYS[1])
 return v
 `)
 
-// Rest is a long answer's unread end, as TakeRest returns it. Like
-// TakenTurn it is an alias of a plain struct, so the webhook channel's Store
-// interface names the identical type without importing store.
-type Rest = struct {
-	// Title is the question the answer is to.
-	Title string
-	// Answer is the whole answer text.
-	Answer string
-	// From is the byte offset of the unread part of Answer.
-	From int
-}
-
-// TakeRest returns and forgets the conversation's saved rest; ok is false
-// when there is none.
-func (s *Store) TakeRest(ctx context.Context, conv string) (rest Rest, ok bool, err error) {
-	v, err := takeRest.Run(ctx, s.client, []string{s.keys.Rest(conv)},
+// TakeRest returns and forgets the conversation's saved rest: the question
+// the answer is to, the whole answer, and the byte offset of its unread
+// part; ok is false when there is none.
+func (s *Webhook) TakeRest(ctx context.Context, conv string) (title, answer string, from int, ok bool, err error) {
+	v, err := takeRest.Run(ctx, s.client, []string{s.keys.Conv(conv).Rest()},
 		fieldRestTitle, fieldRestAnswer, fieldRestFrom).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return Rest{}, false, fmt.Errorf("take rest of answer: %w", err)
+		return "", "", 0, false, fmt.Errorf("take rest of answer: %w", err)
 	}
 	if len(v) != 3 || v[1] == nil {
-		return Rest{}, false, nil
+		return "", "", 0, false, nil
 	}
-	rest.Title, _ = v[0].(string)
-	rest.Answer, _ = v[1].(string)
+	title, _ = v[0].(string)
+	answer, _ = v[1].(string)
 	fromText, _ := v[2].(string)
-	if rest.From, err = strconv.Atoi(fromText); err != nil || rest.From < 0 || rest.From > len(rest.Answer) {
-		return Rest{}, false, fmt.Errorf("take rest of answer: bad offset %q", fromText)
+	if from, err = strconv.Atoi(fromText); err != nil || from < 0 || from > len(answer) {
+		return "", "", 0, false, fmt.Errorf("take rest of answer: bad offset %q", fromText)
 	}
-	return rest, true, nil
+	return title, answer, from, true, nil
 }

@@ -52,9 +52,9 @@ return 1
 // recorded as its turn (nil keeps whatever is recorded), and may go on.
 // held is false when another holder took the lease: the old holder must
 // stop, as before.
-func (s *Store) RetakeLease(ctx context.Context, conv, replica string, token int64, running []byte, ttl time.Duration) (held bool, err error) {
+func (s *Queue) RetakeLease(ctx context.Context, conv, replica string, token int64, running []byte, ttl time.Duration) (held bool, err error) {
 	n, err := retakeLease.Run(ctx, s.client,
-		[]string{s.keys.Lease(conv), s.keys.Fence(conv), s.keys.Running(conv), s.keys.Owner(conv)},
+		[]string{s.keys.Conv(conv).Lease(), s.keys.Conv(conv).Fence(), s.keys.Conv(conv).Running(), s.keys.Conv(conv).Owner()},
 		token, replica, running, ttl.Milliseconds(), FenceTTL.Milliseconds(), RunningTTL.Milliseconds(),
 		ConversationTTL.Milliseconds()).Int()
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *Store) RetakeLease(ctx context.Context, conv, replica string, token int
 	}
 	// A Redis that lost its data lost the pending mark too: without it no
 	// replica would find this turn if its holder died now.
-	if err := s.markPending(ctx, conv); err != nil {
+	if err := markPending(ctx, s.conn, conv); err != nil {
 		return true, err
 	}
 	return true, nil

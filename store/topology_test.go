@@ -18,7 +18,7 @@ const (
 	envSentinelMaster = "REDIS_SENTINEL_MASTER"
 )
 
-func openClusterStore(t testing.TB) *Store {
+func openClusterStore(t testing.TB) *stores {
 	t.Helper()
 	addrs := os.Getenv(envClusterAddrs)
 	if addrs == "" {
@@ -27,7 +27,7 @@ func openClusterStore(t testing.TB) *Store {
 	return openStoreWithOwnPrefix(t, Options{Addrs: strings.Split(addrs, ",")})
 }
 
-func openSentinelStore(t testing.TB) *Store {
+func openSentinelStore(t testing.TB) *stores {
 	t.Helper()
 	addrs, master := sentinelSetup(t)
 	return openStoreWithOwnPrefix(t, Options{Addrs: addrs, MasterName: master})
@@ -55,7 +55,7 @@ func TestStoreFollowsSentinelFailover(t *testing.T) {
 			t.Fatalf("ClaimAndEnqueue(%s) = %d %v", it, pos, err)
 		}
 	}
-	tok, item, _, _, err := fields(s.TakeTurn(ctx, conv, "a", time.Minute))
+	tok, item, _, _, err := fields((s.TakeTurn(ctx, conv, "a", time.Minute)))
 	if err != nil || string(item) != "one" {
 		t.Fatalf("TakeTurn = %d %q %v", tok, item, err)
 	}
@@ -128,7 +128,7 @@ func waitMasterMoved(t testing.TB, sentinel, master, before string) {
 // waitWritable waits until the store's client writes to the new master: it
 // learns of the switch from the sentinel, and the old master turns replica
 // (READONLY) on its own schedule.
-func waitWritable(t testing.TB, s *Store) {
+func waitWritable(t testing.TB, s *stores) {
 	t.Helper()
 	key := s.Keys().Prefix() + "probe"
 	var err error

@@ -12,7 +12,7 @@ import (
 // publication order, until ctx ends (then it returns nil). ready is called
 // once every subscription is confirmed, so the caller may scan for what was
 // published before. what names the subscription in errors.
-func (s *Store) watch(ctx context.Context, what string, ready func(), fn func(*redis.Message), channels ...string) error {
+func watch(ctx context.Context, s conn, what string, ready func(), fn func(*redis.Message), channels ...string) error {
 	sub := s.client.Subscribe(ctx, channels...)
 	defer sub.Close()
 	for range channels { // one confirmation per channel

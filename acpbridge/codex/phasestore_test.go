@@ -5,14 +5,13 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/internal/testenv"
-	"github.com/wecodex/wecodex/store"
 )
 
 // redisStore opens the real Redis (REDIS_URL, default the local one) under a
 // key prefix of this test's own.
-func redisStore(t *testing.T) *store.Store {
+func redisStore(t *testing.T) *testenv.Stores {
 	t.Helper()
-	return testenv.OpenStore(t, testenv.Prefix(t, "codex"))
+	return testenv.OpenStores(t, testenv.Prefix(t, "codex"))
 }
 
 // A translator that starts after an item's item/started (another process, or

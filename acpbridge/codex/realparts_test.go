@@ -85,13 +85,13 @@ func (r *ownRedis) signal(t *testing.T, sig syscall.Signal) {
 }
 
 // openOwnStore opens the store on r, retrying while redis-server starts up.
-func openOwnStore(t *testing.T, ctx context.Context, r *ownRedis) *store.Store {
+func openOwnStore(t *testing.T, ctx context.Context, r *ownRedis) *store.Phases {
 	t.Helper()
 	for {
 		s, err := store.Open(ctx, store.Options{Addrs: []string{r.addr}, Prefix: "wecodex-test:stall:"}, slog.New(slog.DiscardHandler))
 		if err == nil {
 			t.Cleanup(func() { _ = s.Close() })
-			return s
+			return store.NewPhases(s)
 		}
 		if ctx.Err() != nil {
 			t.Fatalf("open store on %s: %v", r.addr, err)

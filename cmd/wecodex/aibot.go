@@ -44,7 +44,7 @@ func webhookChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		return nil, err
 	}
 	media := mediaFetcher(cfg, hosts)
-	hooked, err := webhook.New(env.Store, &webhook.ResponseURLDeliverer{Hosts: hosts}, webhook.Options{
+	hooked, err := webhook.New(store.NewWebhook(env.Store), &webhook.ResponseURLDeliverer{Hosts: hosts}, webhook.Options{
 		StreamWindow: cfg.WeCom.AIBot.StreamWindow,
 		Logger:       env.Log,
 	})
@@ -106,7 +106,7 @@ func longConnChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 			// 1 while this replica's connection is subscribed; a replica
 			// on standby never has one.
 			OnState: func(s longconn.State) { env.Obs.LongConnConnected(s.Subscribed) }},
-		Replica: env.Replica, Store: env.Store, HolderTTL: store.HolderTTL, RenewEvery: store.HolderRenewEvery,
+		Replica: env.Replica, Store: store.NewLongConn(env.Store), HolderTTL: store.HolderTTL, RenewEvery: store.HolderRenewEvery,
 		Welcome: cfg.WeCom.AIBot.Welcome, Log: env.Log,
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom/app"
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/store"
 )
 
 // appName is the self-built app's key on /readyz.
@@ -24,7 +25,7 @@ func appChannel(cfg *configs.Config, env channelEnv) (*channel, error) {
 		return nil, err
 	}
 	c, err := app.New(app.Options{CorpID: a.CorpID, AgentID: a.AgentID, Secret: a.Secret, Token: a.Token,
-		EncodingAESKey: a.EncodingAESKey, Store: env.Store, Replica: env.Replica, APIBase: a.APIBase, Logger: env.Log,
+		EncodingAESKey: a.EncodingAESKey, Store: store.NewApp(env.Store), Replica: env.Replica, APIBase: a.APIBase, Logger: env.Log,
 		Hosts: hosts, MediaTimeout: cfg.WeCom.Media.Timeout, MediaMaxBytes: cfg.WeCom.Media.MaxBytes})
 	if err != nil {
 		return nil, fmt.Errorf("wecom.app: %w", err)

@@ -52,7 +52,7 @@ type channel struct {
 
 // channelEnv is what a channel constructor may build on.
 type channelEnv struct {
-	Store   *store.Store
+	Store   *store.DB // each channel builds the part of it that it uses
 	Replica string
 	Obs     *metrics.Metrics
 	Log     *slog.Logger

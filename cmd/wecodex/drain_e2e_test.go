@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"maps"
 	"strings"
@@ -228,23 +227,18 @@ func onOtherReplica(card, answer string) bool {
 
 // storedFrame reads a stream's frame from Redis, where every replica would
 // answer WeCom's refresh from, while no serve process runs. It must be a
-// frame still open (state 'W', waiting), so WeCom keeps refreshing until a
-// replica runs the message again. The layout is the engine's (bot/frame.go):
-// state, 0x01, uvarint owner length, owner, content.
+// frame still open (state waiting), so WeCom keeps refreshing until a
+// replica runs the message again.
 func storedFrame(t *testing.T, e *e2e, streamID string) string {
 	t.Helper()
-	b, ok, err := testenv.OpenStore(t, e.prefix).LoadFrame(context.Background(), streamID)
+	state, _, _, content, ok, err := testenv.OpenStores(t, e.prefix).LoadFrame(context.Background(), streamID)
 	if err != nil || !ok {
 		t.Fatalf("load frame of %s: %v (found %v)", streamID, err, ok)
 	}
-	if len(b) < 2 || b[0] != 'W' || b[1] != 0x01 {
-		t.Fatalf("stored frame of %s is %q, want a waiting frame ('W')", streamID, b)
+	if state != "waiting" {
+		t.Fatalf("stored frame of %s is %q (%s), want a waiting frame", streamID, content, state)
 	}
-	n, k := binary.Uvarint(b[2:])
-	if k <= 0 || int(n) > len(b)-2-k {
-		t.Fatalf("stored frame of %s has a bad owner record: %q", streamID, b)
-	}
-	return string(b[2+k+int(n):])
+	return content
 }
 
 // assertEachPromptOnce checks the model saw exactly these prompts, each once.

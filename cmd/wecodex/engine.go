@@ -37,21 +37,21 @@ type engine struct {
 	runDone chan struct{}
 }
 
-// startEngine builds the agent (agent.kind) and the engine over st with
+// startEngine builds the agent (agent.kind) and the engine over db with
 // chans registered on it, attaches each channel to the engine, and starts
 // the engine and the channels' connections. Stop it with stop after the HTTP
 // server has shut down.
-func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, st *store.Store, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
+func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, db *store.DB, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
 	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
 	logSandbox(log, cfg, sandbox)
-	agent, err := newAgent(ctx, cfg, sandbox, st, obs.AgentRestarted, log)
+	agent, err := newAgent(ctx, cfg, sandbox, store.NewPhases(db), obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
-	e, err := bot.New(engineConfig(cfg, root, replica, obs, log), st, agent, botChannels(chans)...)
+	e, err := bot.New(engineConfig(cfg, root, replica, obs, log), engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()
 		return nil, fmt.Errorf("start bot engine: %w", err)
@@ -74,9 +74,25 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	return eng, nil
 }
 
+// engineStore is the engine's store: one part of db per purpose.
+func engineStore(db *store.DB) bot.Store {
+	return bot.Store{
+		Dedupe:        store.NewDedupe(db),
+		Queue:         store.NewQueue(db),
+		Replicas:      store.NewReplicas(db),
+		Conversations: store.NewConversations(db),
+		Attachments:   store.NewAttachments(db),
+		Approvals:     store.NewApprovals(db),
+	}
+}
+
+// engineConfig is the engine's part of cfg, with the store's TTLs (keys.go
+// is their one home).
 func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, log *slog.Logger) bot.Config {
 	return bot.Config{
 		Replica:         replica,
+		LeaseTTL:        store.LeaseTTL,
+		HeartbeatTTL:    store.ReplicaTTL,
 		WorkspaceRoot:   root,
 		TurnTimeout:     cfg.Agent.TurnTimeout,
 		Approval:        cfg.Agent.Approval,
@@ -134,7 +150,7 @@ func replicaID() string {
 // the store (its own in-process cache sits in front), so any replica and a
 // restarted app-server still route commentary to the progress section, and
 // confines each thread to sandbox (none when nil).
-func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, st *store.Store, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
+func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, phases acpbridge.PhaseStore, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
 		a, err := external.New(ctx, external.Options{
@@ -162,7 +178,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 			Env:             env,
 			Sandbox:         c.Sandbox,
 			ApprovalPolicy:  c.ApprovalPolicy,
-			Phases:          st,
+			Phases:          phases,
 			Logger:          log,
 			OnRestart:       restarted,
 			FailInterrupted: !c.ContinueInterrupted,

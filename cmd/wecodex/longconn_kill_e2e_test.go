@@ -246,7 +246,7 @@ func TestE2ELongConnTurnOnStandbyWhenHolderKilled(t *testing.T) {
 	// takes bob's messages while B lives, although A receives them.
 	rdb := redis.NewClient(e.redisURL)
 	defer rdb.Close()
-	owner := store.NewKeys(e.prefix).Owner(wecom.SingleChat("bob").Key())
+	owner := store.NewKeys(e.prefix).Conv(wecom.SingleChat("bob").Key()).Owner()
 	if err := rdb.Set(ctx, owner, replicaOf(t, ctx, b), store.ConversationTTL).Err(); err != nil {
 		t.Fatal(err)
 	}

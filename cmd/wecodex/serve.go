@@ -93,7 +93,7 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	st.Client().AddHook(metrics.RedisHook(tel.obs))
+	st.AddHook(metrics.RedisHook(tel.obs))
 	deps := serverDeps{
 		Config:   cfg,
 		Redis:    st,

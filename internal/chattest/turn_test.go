@@ -16,6 +16,7 @@ import (
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/store"
 )
 
 // A channel that is not WeCom, with conversations of its own kinds, runs
@@ -33,15 +34,16 @@ func TestChatChannelRunsTurnsThroughTheEngine(t *testing.T) {
 		)},
 		"Say hello.": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Hello, dave."))},
 	}))
-	st := testenv.OpenStore(t, testenv.Prefix(t, "chattest"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "chattest"))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log})
 	t.Cleanup(func() { _ = agent.Close() })
 	chat, root := chattest.New(), t.TempDir()
 	e, err := bot.New(bot.Config{
 		Replica: "replica-a", WorkspaceRoot: root, UpdateInterval: time.Millisecond, Logger: log,
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Access: bot.Access{AllowChats: []string{"r1"}, AllowUsers: []string{"dave"}},
-	}, st, agent, chat)
+	}, testenv.EngineStore(st), agent, chat)
 	if err != nil {
 		t.Fatal(err)
 	}

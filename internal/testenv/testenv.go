@@ -84,7 +84,7 @@ func Prefix(t testing.TB, name string) string {
 // OpenStore opens the real Redis as a store under prefix (from Prefix) and
 // closes it when the test ends. Several stores on one prefix act as replicas
 // sharing one Redis.
-func OpenStore(t testing.TB, prefix string) *store.Store {
+func OpenStore(t testing.TB, prefix string) *store.DB {
 	t.Helper()
 	opt := RedisOptions(t)
 	ctx := context.Background()

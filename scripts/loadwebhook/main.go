@@ -88,14 +88,14 @@ func run(ctx context.Context, bin string, n, conc, warmup int) error {
 	if err := st.Ping(ctx); err != nil {
 		return fmt.Errorf("no Redis at %s: %w", redisURL, err)
 	}
-	defer cleanup(st)
+	defer cleanup(opt, prefix)
 
 	total := warmup + n
 	users := make([]string, total)
 	for i := range users {
 		users[i] = fmt.Sprintf("load-user-%05d", i)
 	}
-	if err := holdLeases(ctx, st, users); err != nil {
+	if err := holdLeases(ctx, store.NewQueue(st), users); err != nil {
 		return err
 	}
 
@@ -173,13 +173,12 @@ func run(ctx context.Context, bin string, n, conc, warmup int) error {
 
 // holdLeases makes a phantom replica hold every user's conversation lease,
 // so the server enqueues each message and never starts a turn.
-func holdLeases(ctx context.Context, st *store.Store, convs []string) error {
+func holdLeases(ctx context.Context, st *store.Queue, convs []string) error {
 	for _, c := range convs {
 		if _, _, err := st.Enqueue(ctx, c, []byte(`{}`), 5); err != nil {
 			return fmt.Errorf("prepare %s: %w", c, err)
 		}
-		tt, err := st.TakeTurn(ctx, c, "load-phantom-replica", 10*time.Minute)
-		tok := tt.Token
+		tok, _, _, _, err := st.TakeTurn(ctx, c, "load-phantom-replica", 10*time.Minute)
 		if err != nil || tok == 0 {
 			return fmt.Errorf("hold the lease of %s: token %d, %v", c, tok, err)
 		}
@@ -187,11 +186,14 @@ func holdLeases(ctx context.Context, st *store.Store, convs []string) error {
 	return nil
 }
 
-func cleanup(st *store.Store) {
+// cleanup deletes every key under prefix, with a client of its own: the
+// store lends its client to no one.
+func cleanup(opt *redis.Options, prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := st.Client()
-	iter := c.Scan(ctx, 0, st.Prefix()+"*", 500).Iterator()
+	c := redis.NewClient(opt)
+	defer c.Close()
+	iter := c.Scan(ctx, 0, prefix+"*", 500).Iterator()
 	for iter.Next(ctx) {
 		c.Del(ctx, iter.Val())
 	}

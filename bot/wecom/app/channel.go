@@ -22,7 +22,7 @@ const Name = "wecom_app"
 const DefaultHTTPTimeout = 10 * time.Second
 
 // CardStore keeps each reply's progress-card code and whether its end went
-// out; *store.Store implements it.
+// out; *store.App implements it.
 type CardStore interface {
 	SaveCardCode(ctx context.Context, streamID, code string) error
 	// TakeCardCode returns the code and deletes it: it works once.

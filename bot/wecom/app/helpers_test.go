@@ -96,9 +96,9 @@ func (r *rig) hosts(t *testing.T) *wecom.AllowedHosts {
 }
 
 // channel is a replica's channel on the rig.
-func (r *rig) channel(t *testing.T, replica string) (*Channel, *store.Store) {
+func (r *rig) channel(t *testing.T, replica string) (*Channel, *testenv.Stores) {
 	t.Helper()
-	st := testenv.OpenStore(t, r.prefix)
+	st := testenv.OpenStores(t, r.prefix)
 	c, err := New(Options{CorpID: testCorp, AgentID: "1000002", Secret: testSecret, Token: testToken, EncodingAESKey: testAESKey,
 		Store: st, Replica: replica, APIBase: r.api.URL(), Clock: r.clock, Logger: r.logger(), Hosts: r.hosts(t)})
 	if err != nil {
@@ -130,9 +130,9 @@ func (r *rig) replica(t *testing.T, h *codextest.Harness, ask bool) *replica {
 	// The requester decides their own requests here (access.approvers:
 	// [requester]); nobody else is an approver.
 	access := bot.Access{AllowUsers: []string{testUser, otherUser}, Approvers: []string{bot.ApproverRequester}}
-	engine, err := bot.New(bot.Config{Replica: "A", WorkspaceRoot: root, TurnTimeout: time.Minute,
+	engine, err := bot.New(bot.Config{LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Replica: "A", WorkspaceRoot: root, TurnTimeout: time.Minute,
 		UpdateInterval: 10 * time.Millisecond, PollInterval: 20 * time.Millisecond,
-		Access: access, Logger: log}, st, agent, ch)
+		Access: access, Logger: log}, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ const (
 	paceMargin = 2 * time.Second
 )
 
-// Pacer reserves send times shared by every replica; *store.Store
+// Pacer reserves send times shared by every replica; *store.App
 // implements it.
 type Pacer interface {
 	ReserveSend(ctx context.Context, agentID, user string, now time.Time, perMinute, perHour int, margin time.Duration) (time.Time, error)

@@ -10,7 +10,7 @@ import (
 )
 
 // TokenStore keeps the app's access token where every replica finds it;
-// *store.Store implements it.
+// *store.App implements it.
 type TokenStore interface {
 	CachedValue(ctx context.Context, name string) (string, bool, error)
 	// CacheValue stores the value and ends the fill claim on name.

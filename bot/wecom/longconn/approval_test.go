@@ -16,6 +16,7 @@ import (
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
+	"github.com/wecodex/wecodex/store"
 )
 
 // The approval card over the long connection: the real Codex asks before a
@@ -179,7 +180,7 @@ func startApprovalEngine(t *testing.T, h *codextest.Harness) (*wecomtest.LongCon
 func startApprovalEngineWith(t *testing.T, h *codextest.Harness, access bot.Access) (*wecomtest.LongConnServer, string) {
 	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
-	st := testenv.OpenStore(t, testenv.Prefix(t, "longconn-approval"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "longconn-approval"))
 	log := slog.New(slog.DiscardHandler)
 	var (
 		engine *bot.Engine
@@ -199,9 +200,10 @@ func startApprovalEngineWith(t *testing.T, h *codextest.Harness, access bot.Acce
 	ch = NewChannel(conn, log)
 	root := t.TempDir()
 	engine, err = bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: "A", WorkspaceRoot: root, TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
 		Access: access, Logger: log,
-	}, st, agent, ch)
+	}, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 // FrameStore keeps the newest frame of every running stream in Redis, so the
 // holder can push frames rendered on any replica and a new holder re-push
-// them (store.Store implements it).
+// them (store.LongConn implements it).
 type FrameStore interface {
 	PutStreamFrame(ctx context.Context, botID, reqID string, seq int64, frame []byte) (stored bool, err error)
 	StreamFrame(ctx context.Context, botID, reqID string) ([]byte, error)

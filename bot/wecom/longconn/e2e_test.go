@@ -14,6 +14,7 @@ import (
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
+	"github.com/wecodex/wecodex/store"
 )
 
 // TestEngineTurnOverLongConnection: the real Codex (scripted model), the
@@ -101,7 +102,7 @@ func startEngine(t *testing.T, h *codextest.Harness, tune ...func(*Options)) (*w
 	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	prefix := testenv.Prefix(t, "longconn-e2e")
-	st := testenv.OpenStore(t, prefix)
+	st := testenv.OpenStores(t, prefix)
 	log := slog.New(slog.DiscardHandler)
 
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log})
@@ -126,9 +127,10 @@ func startEngine(t *testing.T, h *codextest.Harness, tune ...func(*Options)) (*w
 		t.Fatal(err)
 	}
 	engine, err = bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: "A", WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"zhangsan"}}, Logger: log,
-	}, st, agent, ch)
+	}, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

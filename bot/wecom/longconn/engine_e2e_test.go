@@ -13,6 +13,7 @@ import (
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
+	"github.com/wecodex/wecodex/store"
 )
 
 // textRefused is bot's refusal, as the user reads it.
@@ -39,7 +40,7 @@ type nodeOptions struct {
 
 func startNode(t *testing.T, h *codextest.Harness, srv *wecomtest.LongConnServer, o nodeOptions) *node {
 	t.Helper()
-	st := testenv.OpenStore(t, o.prefix)
+	st := testenv.OpenStores(t, o.prefix)
 	log := slog.New(slog.DiscardHandler)
 	n := &node{root: t.TempDir()}
 	co := codex.Options{Bin: o.bin, Env: h.CodexEnv(), Phases: st, Logger: log}
@@ -63,11 +64,12 @@ func startNode(t *testing.T, h *codextest.Harness, srv *wecomtest.LongConnServer
 	ch = NewChannel(conn, log)
 	n.conn = conn
 	n.engine, err = bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: o.replica, WorkspaceRoot: n.root, TurnTimeout: time.Minute,
 		UpdateInterval: 10 * time.Millisecond, PollInterval: 20 * time.Millisecond,
 		// The requester decides their own requests (access.approvers: [requester]).
 		Access: bot.Access{AllowUsers: o.users, Approvers: []string{bot.ApproverRequester}}, Logger: log,
-	}, st, agent, ch)
+	}, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

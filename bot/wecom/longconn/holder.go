@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// LeaseStore is the holder lease in Redis (store.Store implements it).
+// LeaseStore is the holder lease in Redis (store.LongConn implements it).
 type LeaseStore interface {
 	AcquireHolder(ctx context.Context, botID, replica string, ttl time.Duration) (int64, error)
 	RenewHolder(ctx context.Context, botID, replica string, token int64, ttl time.Duration) (bool, error)

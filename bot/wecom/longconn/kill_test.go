@@ -48,7 +48,7 @@ func runReplicaProcess(url, prefix, id string) int {
 	}
 	c, err := New(Config{
 		Client:  Options{URL: url, BotID: testBot, Secret: testSecret, BackoffMin: 5 * time.Millisecond},
-		Replica: id, Store: st, HolderTTL: 900 * time.Millisecond, RenewEvery: 300 * time.Millisecond,
+		Replica: id, Store: store.NewLongConn(st), HolderTTL: 900 * time.Millisecond, RenewEvery: 300 * time.Millisecond,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -84,7 +84,7 @@ func TestHolderKilledStandbyTakesOver(t *testing.T) {
 	prefix := testenv.Prefix(t, "longconn-kill")
 	child := startReplicaProcess(t, srv, prefix)
 	ctx := waitCtx(t)
-	st := testenv.OpenStore(t, prefix)
+	st := testenv.OpenStores(t, prefix)
 	if r, _, err := st.Holder(ctx, testBot); err != nil || r != "A" {
 		t.Fatalf("holder = %q, %v; want the child A", r, err)
 	}

@@ -28,7 +28,7 @@ func newMediaConn(t *testing.T, f wecom.Fetcher, strangers ...string) *mediaConn
 	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	media := wecomtest.NewMediaServer(nil)
-	st := testenv.OpenStore(t, testenv.Prefix(t, "longconn-media"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "longconn-media"))
 	logs := &testenv.LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	rec := intaketest.New(nil)

@@ -9,13 +9,12 @@ import (
 
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
-	"github.com/wecodex/wecodex/store"
 )
 
 // partitionable is the real store with a switch that cuts this replica off
 // from the holder lease, as a network partition from Redis would.
 type partitionable struct {
-	*store.Store
+	*testenv.Stores
 	cut atomic.Bool
 }
 
@@ -25,14 +24,14 @@ func (p *partitionable) AcquireHolder(ctx context.Context, bot, replica string, 
 	if p.cut.Load() {
 		return 0, errPartitioned
 	}
-	return p.Store.AcquireHolder(ctx, bot, replica, ttl)
+	return p.Stores.AcquireHolder(ctx, bot, replica, ttl)
 }
 
 func (p *partitionable) RenewHolder(ctx context.Context, bot, replica string, token int64, ttl time.Duration) (bool, error) {
 	if p.cut.Load() {
 		return false, errPartitioned
 	}
-	return p.Store.RenewHolder(ctx, bot, replica, token, ttl)
+	return p.Stores.RenewHolder(ctx, bot, replica, token, ttl)
 }
 
 type replica struct {
@@ -44,7 +43,7 @@ type replica struct {
 
 func startReplica(t testing.TB, srv *wecomtest.LongConnServer, prefix, id string) *replica {
 	t.Helper()
-	st := &partitionable{Store: testenv.OpenStore(t, prefix)}
+	st := &partitionable{Stores: testenv.OpenStores(t, prefix)}
 	c, err := New(Config{
 		Client:  Options{URL: srv.URL(), BotID: testBot, Secret: testSecret, BackoffMin: 5 * time.Millisecond},
 		Replica: id, Store: st, HolderTTL: 900 * time.Millisecond, RenewEvery: 300 * time.Millisecond,
@@ -174,7 +173,7 @@ func TestConnectionWelcome(t *testing.T) {
 	c, err := New(Config{
 		Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret,
 			OnCallback: func(_ context.Context, f Frame) { handed <- f }},
-		Replica: "A", Store: testenv.OpenStore(t, testenv.Prefix(t, "longconn-welcome")),
+		Replica: "A", Store: testenv.OpenStores(t, testenv.Prefix(t, "longconn-welcome")),
 		HolderTTL: 900 * time.Millisecond, RenewEvery: 300 * time.Millisecond, Welcome: "你好, I run Codex",
 	})
 	if err != nil {
@@ -216,7 +215,7 @@ func TestConnectionBadSecretStatus(t *testing.T) {
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	c, err := New(Config{
 		Client:  Options{URL: srv.URL(), BotID: testBot, Secret: "wrong", BackoffMin: time.Millisecond},
-		Replica: "A", Store: testenv.OpenStore(t, testenv.Prefix(t, "longconn-badsecret")),
+		Replica: "A", Store: testenv.OpenStores(t, testenv.Prefix(t, "longconn-badsecret")),
 		HolderTTL: 900 * time.Millisecond, RenewEvery: 300 * time.Millisecond,
 	})
 	if err != nil {
@@ -299,7 +298,7 @@ func TestConnectionKeepsLeaseRedisLost(t *testing.T) {
 	if err != nil || token == 0 {
 		t.Fatalf("holder token = %d, %v", token, err)
 	}
-	r.store.Client().Del(ctx, r.store.Keys().Holder(testBot))
+	testenv.Redis(t).Del(ctx, r.store.DB.Keys().LongConn(testBot).Holder())
 	for {
 		if rep, tok, _ := r.store.Holder(ctx, testBot); rep == "A" && tok == token {
 			break

@@ -8,7 +8,7 @@ import (
 )
 
 // SendStore keeps the proactive sends made on any replica until the holder
-// takes each, once (store.Store implements it).
+// takes each, once (store.LongConn implements it).
 type SendStore interface {
 	PutSend(ctx context.Context, botID, id string, send []byte) error
 	// ClaimSend takes send id for the holder of token; nil when it was

@@ -27,7 +27,7 @@ func TestSendReachesWeComOnce(t *testing.T) {
 	}
 	gone.stop()
 	early, err := New(Config{Client: Options{URL: srv.URL(), BotID: testBot, Secret: testSecret},
-		Replica: "early", Store: testenv.OpenStore(t, prefix)})
+		Replica: "early", Store: testenv.OpenStores(t, prefix)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +156,9 @@ func TestSendMissedAnnouncementIsSwept(t *testing.T) {
 	if _, err := srv.Wait(ctx, func(r wecomtest.Record) bool { return r.Kind == wecomtest.KindAck && r.Errcode == 0 }); err != nil {
 		t.Fatal(err)
 	}
-	raw := testenv.OpenStore(t, prefix).Client()
+	raw := testenv.Redis(t)
 	body := `{"chatid":"g1","msgtype":"markdown","markdown":{"content":"never announced"}}`
-	if err := raw.HSet(ctx, store.NewKeys(prefix).LongConnSends(testBot), NewReqID(CmdSend), body).Err(); err != nil {
+	if err := raw.HSet(ctx, store.NewKeys(prefix).LongConn(testBot).Sends(), NewReqID(CmdSend), body).Err(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := srv.Wait(ctx, wecomtest.IsRequest(CmdSend))

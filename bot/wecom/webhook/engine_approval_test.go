@@ -10,12 +10,11 @@ import (
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/internal/testenv"
-	"github.com/wecodex/wecodex/store"
 )
 
 // deafStore loses every approval announcement: the subscription comes up,
 // and nothing ever arrives on it.
-type deafStore struct{ *store.Store }
+type deafStore struct{ *testenv.Stores }
 
 func (deafStore) WatchApprovals(ctx context.Context, ready func(), _ func(string, int64)) error {
 	ready()
@@ -29,7 +28,7 @@ func (deafStore) WatchApprovals(ctx context.Context, ready func(), _ func(string
 func TestApprovalFoundByPollWhenTheEventIsMissed(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.Access.Approvers = []string{bot.ApproverRequester} // alice decides her own
-	r := newReplica(t, deafStore{testenv.OpenStore(t, testenv.Prefix(t, "bot"))}, cfg)
+	r := newReplica(t, deafStore{testenv.OpenStores(t, testenv.Prefix(t, "bot"))}, cfg)
 	answers := make(chan acp.RequestPermissionResponse, 1)
 	r.agent.answers = answers
 	r.run(t)

@@ -61,27 +61,27 @@ func (s *failingStore) Heartbeat(ctx context.Context, replica string, ttl time.D
 	return s.fullStore.Heartbeat(ctx, replica, ttl)
 }
 
-func (s *failingStore) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, state webhook.FrameState) (bool, error) {
+func (s *failingStore) SaveFrameUnless(ctx context.Context, streamID, keep, state, owner, user, content string) (bool, error) {
 	if s.killed.Load() {
 		return false, errGone
 	}
-	ok, err := s.fullStore.SaveFrameUnless(ctx, streamID, frame, state)
+	ok, err := s.fullStore.SaveFrameUnless(ctx, streamID, keep, state, owner, user, content)
 	if err == nil && !ok {
 		s.refused <- streamID
 	}
 	return ok, err
 }
 
-func (s *failingStore) SaveFrameIf(ctx context.Context, streamID string, frame []byte, state webhook.FrameState) (bool, error) {
+func (s *failingStore) SaveFrameIf(ctx context.Context, streamID, ifState, state, owner, user, content string) (bool, error) {
 	if s.killed.Load() {
 		return false, errGone
 	}
-	return s.fullStore.SaveFrameIf(ctx, streamID, frame, state)
+	return s.fullStore.SaveFrameIf(ctx, streamID, ifState, state, owner, user, content)
 }
 
-func (s *failingStore) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (bot.TakenTurn, error) {
+func (s *failingStore) TakeTurn(ctx context.Context, conv, replica string, ttl time.Duration) (int64, []byte, int, []byte, error) {
 	if s.killed.Load() {
-		return bot.TakenTurn{}, errGone
+		return 0, nil, 0, nil, errGone
 	}
 	return s.fullStore.TakeTurn(ctx, conv, replica, ttl)
 }
@@ -151,12 +151,12 @@ func shortLease(cfg bot.Config) bot.Config {
 // without the message text, and runs the message that waited.
 func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	sa := newFailingStore(testenv.OpenStore(t, prefix))
+	sa := newFailingStore(testenv.OpenStores(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
 	var logs logBuffer
 	cfgB := testConfig(t, "b")
 	cfgB.Logger = logs.logger()
-	b := newReplica(t, testenv.OpenStore(t, prefix), cfgB)
+	b := newReplica(t, testenv.OpenStores(t, prefix), cfgB)
 	a.run(t)
 
 	first := receive(t, a.e, msg("m1", "alice", "block"))
@@ -197,9 +197,9 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 // nothing of the late answer is delivered.
 func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	sa := newFailingStore(testenv.OpenStore(t, prefix))
+	sa := newFailingStore(testenv.OpenStores(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
-	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
+	b := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "b"))
 	a.run(t)
 	first := receive(t, a.e, msg("m1", "alice", "gate:late"))
 	waitStarted(t, a.agent, "gate:late")
@@ -234,12 +234,12 @@ func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 // afterwards, the next message is taken over and no earlier card is touched.
 func TestFinishedTurnIsNeverMarkedFailed(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	sa := newFailingStore(testenv.OpenStore(t, prefix))
+	sa := newFailingStore(testenv.OpenStores(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
 	var logs logBuffer
 	cfgB := testConfig(t, "b")
 	cfgB.Logger = logs.logger()
-	stB := testenv.OpenStore(t, prefix)
+	stB := testenv.OpenStores(t, prefix)
 	b := newReplica(t, stB, cfgB)
 	a.run(t)
 	first := receive(t, a.e, msg("m1", "alice", "first"))

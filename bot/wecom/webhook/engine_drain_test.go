@@ -27,8 +27,8 @@ func TestDrainFinishesTurnsAndHandsOver(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
 	cfgA, cfgB := testConfig(t, "a"), testConfig(t, "b")
 	cfgA.HeartbeatTTL, cfgA.LeaseTTL = time.Hour, time.Hour
-	a := newReplica(t, testenv.OpenStore(t, prefix), cfgA)
-	b := newReplica(t, testenv.OpenStore(t, prefix), cfgB)
+	a := newReplica(t, testenv.OpenStores(t, prefix), cfgA)
+	b := newReplica(t, testenv.OpenStores(t, prefix), cfgB)
 	a.run(t)
 
 	hello := receive(t, a.e, msg("m1", "bob", "hello"))
@@ -87,7 +87,7 @@ func TestDrainFinishesTurnsAndHandsOver(t *testing.T) {
 // comes next runs it.
 func TestDrainTimeoutThenShutdownRequeues(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	a := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "a"))
+	a := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "a"))
 	a.run(t)
 	one := receive(t, a.e, msg("m1", "alice", "gate:one"))
 	waitStarted(t, a.agent, "gate:one")
@@ -109,7 +109,7 @@ func TestDrainTimeoutThenShutdownRequeues(t *testing.T) {
 		t.Fatalf("cut turn: %+v (%v), want the open frame %q", f, err, requeued)
 	}
 
-	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
+	b := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "b"))
 	b.run(t)
 	waitStarted(t, b.agent, "gate:one")
 	b.agent.release("one")

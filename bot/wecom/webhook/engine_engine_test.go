@@ -16,7 +16,7 @@ import (
 )
 
 func TestRepeatedMessageRunsOneTurn(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	// The turn is held at a gate until every delivery was answered: with an
 	// agent this quick, a repeat could otherwise meet the finished card.
@@ -48,7 +48,7 @@ func TestRepeatedMessageRunsOneTurn(t *testing.T) {
 }
 
 func TestRefusedUserStartsNothing(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	for _, m := range []bot.Message{msg("m1", "mallory", "rm -rf /"), msg("m2", "mallory", "/status")} {
 		f := receive(t, r.e, m)
@@ -93,7 +93,7 @@ func TestAccess(t *testing.T) {
 }
 
 func TestStopCancelsTheRunningTurn(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	f := receive(t, r.e, msg("m1", "alice", "block"))
 	waitStarted(t, r.agent, "block")
@@ -122,7 +122,7 @@ func TestStopCancelsTheRunningTurn(t *testing.T) {
 }
 
 func TestQueuedMessageWaitsItsTurn(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	first := receive(t, r.e, msg("m1", "alice", "gate:one"))
 	// The callback is answered with the stream's newest frame: the
@@ -164,7 +164,7 @@ func TestQueuedMessageWaitsItsTurn(t *testing.T) {
 }
 
 func TestNewStartsAFreshSession(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "one")).StreamID)
 	if f := receive(t, r.e, msg("m2", "alice", "/new")); f.Content != "OK — the next message starts a fresh session." || !f.Finish {
@@ -187,7 +187,7 @@ func TestNewStartsAFreshSession(t *testing.T) {
 }
 
 func TestAgentErrorFailsTheCardAndTheNextMessageWorks(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "fail")).StreamID).Content
 	// An error no adapter gave a kind gets the engine's one sentence; its
@@ -206,7 +206,7 @@ func TestAgentErrorFailsTheCardAndTheNextMessageWorks(t *testing.T) {
 func TestTurnTimeoutFails(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.TurnTimeout = 50 * time.Millisecond
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "block")).StreamID).Content
 	failed := cards.Status{State: cards.StateFailed, Detail: "timed out after 50ms (agent.turn_timeout)"}
@@ -257,7 +257,7 @@ func TestStreamWindowRollsOverToTheDeliverer(t *testing.T) {
 // shows the start, the Deliverer one more part, and /more the rest — every
 // byte exactly once, each reply within WeCom's cap.
 func TestLongAnswerContinuesThroughTheDelivererAndMore(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	r.run(t)
 	text := "big:50000"
 	id := receive(t, r.e, msg("m1", "alice", text)).StreamID

@@ -19,7 +19,7 @@ import (
 	"github.com/wecodex/wecodex/store"
 )
 
-var _ fullStore = (*store.Store)(nil)
+var _ fullStore = (*testenv.Stores)(nil)
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -203,9 +203,9 @@ func bodies(ds []webhook.Delivery) string {
 func benchReplica(b *testing.B) *replica {
 	// Everyone is allowed: BenchmarkReceive sends each message in its own
 	// conversation, so from its own user.
-	cfg := bot.Config{Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"*"}}, Logger: quiet()}
+	cfg := bot.Config{LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Replica: "bench", WorkspaceRoot: b.TempDir(), Access: bot.Access{AllowUsers: []string{"*"}}, Logger: quiet()}
 	r := &replica{agent: newFakeAgent("bench"), out: &deliveries{}}
-	e, err := newEngine(cfg, testenv.OpenStore(b, testenv.Prefix(b, "bot")), r.agent, r.out)
+	e, err := newEngine(cfg, testenv.OpenStores(b, testenv.Prefix(b, "bot")), r.agent, r.out)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -213,10 +213,10 @@ func benchReplica(b *testing.B) *replica {
 	return r
 }
 
-// fullStore is what the engine and the webhook channel need together;
-// store.Store is one.
+// fullStore is one replica's view of what the engine and the webhook
+// channel need together; testenv.Stores is one.
 type fullStore interface {
-	bot.Store
+	testenv.EngineParts
 	webhook.Store
 }
 
@@ -232,7 +232,7 @@ func newEngine(cfg bot.Config, st fullStore, agent acpbridge.Agent, d webhook.De
 	if err != nil {
 		return nil, err
 	}
-	e, err := bot.New(cfg, st, agent, ch)
+	e, err := bot.New(cfg, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		return nil, err
 	}

@@ -19,15 +19,14 @@ import (
 // waiting messages.
 func TestDeadReplicaLeaseExpires(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	st := testenv.OpenStore(t, prefix)
+	st := testenv.OpenStores(t, prefix)
 	ctx := context.Background()
 	if _, _, err := st.Enqueue(ctx, "single:alice", []byte("popped by the ghost"), 5); err != nil {
 		t.Fatal(err)
 	}
 	// The ghost's lease outlives any stall of this test until the test
 	// makes it lapse, as the lease of a replica that died does.
-	tt, err := st.TakeTurn(ctx, "single:alice", "ghost", time.Hour)
-	tok := tt.Token
+	tok, _, _, _, err := st.TakeTurn(ctx, "single:alice", "ghost", time.Hour)
 	if err != nil || tok == 0 {
 		t.Fatalf("ghost TakeTurn = %d %v", tok, err)
 	}
@@ -50,7 +49,7 @@ func TestDeadReplicaLeaseExpires(t *testing.T) {
 func TestPermissionDecisionShowsOnTheCard(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.Approval = acpbridge.ApprovalDeny
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	got := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "ask")).StreamID).Content
 	want := card{text: "ask", middle: []acpbridge.Notice{{Level: acpbridge.NoticeWarning, Text: "declined: run ls"}},
@@ -63,7 +62,7 @@ func TestPermissionDecisionShowsOnTheCard(t *testing.T) {
 func TestGroupChatIsOneConversation(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.Access = bot.Access{AllowChats: []string{"chat1"}}
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	m := bot.Message{ID: "g1", Conversation: wecom.GroupChat("chat1"), User: "carol",
 		Text: bot.StripMention("@wecodex  list the files", "wecodex")}

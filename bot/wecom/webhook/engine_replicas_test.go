@@ -18,8 +18,8 @@ import (
 // takes the queue over with a fresh session and says so.
 func TestTwoReplicasShareFramesAndTakeOver(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	a := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "a"))
-	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
+	a := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "a"))
+	b := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "b"))
 	a.run(t)
 
 	first := receive(t, a.e, msg("m1", "alice", "gate:first"))
@@ -71,8 +71,8 @@ func TestTwoReplicasShareFramesAndTakeOver(t *testing.T) {
 // /stop received by one replica stops the turn running on another.
 func TestStopReachesAnotherReplica(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
-	a := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "a"))
-	b := newReplica(t, testenv.OpenStore(t, prefix), testConfig(t, "b"))
+	a := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "a"))
+	b := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "b"))
 	a.run(t)
 	first := receive(t, a.e, msg("m1", "alice", "block"))
 	waitStarted(t, a.agent, "block")

@@ -24,7 +24,7 @@ func single(user string) webhook.Asker {
 // A group whose chat id is "alice" and the user alice in 1:1 are two
 // conversations: two sessions, two workspaces.
 func TestGroupNamedLikeAUserIsAnotherConversation(t *testing.T) {
-	st := testenv.OpenStore(t, testenv.Prefix(t, "bot"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "bot"))
 	cfg := testConfig(t, "a")
 	cfg.Access = bot.Access{AllowUsers: []string{"alice"}, AllowChats: []string{"alice"}}
 	r := newReplica(t, st, cfg)
@@ -57,7 +57,7 @@ func TestGroupNamedLikeAUserIsAnotherConversation(t *testing.T) {
 // guessing. (A key that disagrees with its chat type, the other such bug,
 // can no longer be written: only bot makes keys.)
 func TestUnNamespacedConversationIsRefused(t *testing.T) {
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), testConfig(t, "a"))
 	for _, m := range []bot.Message{
 		{ID: "m1", Conversation: bot.Conversation{ID: "alice"}, User: "alice", Text: "hi"},
 		{ID: "m2", Conversation: bot.Conversation{Kind: wecom.KindSingle}, User: "alice", Text: "hi"},
@@ -74,7 +74,7 @@ func TestUnNamespacedConversationIsRefused(t *testing.T) {
 func TestFrameIsAnsweredOnlyToItsOwner(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.Access = bot.Access{AllowUsers: []string{"alice"}, AllowChats: []string{"chat1"}}
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	ctx := t.Context()
 	mine := waitFinished(t, r.e, receive(t, r.e, msg("m1", "alice", "secret plans")).StreamID)
@@ -109,7 +109,7 @@ func TestFrameIsAnsweredOnlyToItsOwner(t *testing.T) {
 func TestMsgIDIsDedupedPerConversationAndUser(t *testing.T) {
 	cfg := testConfig(t, "a")
 	cfg.Access = bot.Access{AllowUsers: []string{"alice", "bob"}, AllowChats: []string{"chat1"}}
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "bot")), cfg)
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "bot")), cfg)
 	r.run(t)
 	first := receive(t, r.e, msg("m1", "alice", "gate:a"))
 	waitStarted(t, r.agent, "gate:a")
@@ -140,7 +140,7 @@ func TestMsgIDIsDedupedPerConversationAndUser(t *testing.T) {
 // across the upgrade) is not run under its old, ambiguous key: its card
 // asks for it again.
 func TestMessageQueuedUnderAnOldKeyIsNotRun(t *testing.T) {
-	st := testenv.OpenStore(t, testenv.Prefix(t, "bot"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "bot"))
 	item := `{"msgid":"old1","stream":"s-old","conv":"alice","user":"alice","text":"from before","chat":"single","received":1}`
 	if _, _, err := st.Enqueue(t.Context(), "alice", []byte(item), 5); err != nil {
 		t.Fatal(err)

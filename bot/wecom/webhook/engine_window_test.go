@@ -28,14 +28,14 @@ type recordingStore struct {
 }
 
 func newRecordingStore(t *testing.T) *recordingStore {
-	return &recordingStore{fullStore: testenv.OpenStore(t, testenv.Prefix(t, "bot")), changed: make(chan struct{})}
+	return &recordingStore{fullStore: testenv.OpenStores(t, testenv.Prefix(t, "bot")), changed: make(chan struct{})}
 }
 
-func (s *recordingStore) SaveFrameUnless(ctx context.Context, id string, frame []byte, state webhook.FrameState) (bool, error) {
-	ok, err := s.fullStore.SaveFrameUnless(ctx, id, frame, state)
+func (s *recordingStore) SaveFrameUnless(ctx context.Context, id, keep, state, owner, user, content string) (bool, error) {
+	ok, err := s.fullStore.SaveFrameUnless(ctx, id, keep, state, owner, user, content)
 	if ok && err == nil {
 		s.mu.Lock()
-		s.saved = append(s.saved, webhook.FrameContent(frame))
+		s.saved = append(s.saved, content)
 		close(s.changed)
 		s.changed = make(chan struct{})
 		s.mu.Unlock()

@@ -21,6 +21,3 @@ func FrameOf(c *Channel, ctx context.Context, streamID string) (Frame, bool, err
 	s, ok, err := c.loadFrame(ctx, streamID)
 	return s.frame(streamID), ok, err
 }
-
-// FrameContent is the markdown of a stored frame.
-func FrameContent(b []byte) string { return decodeFrame(b).content }

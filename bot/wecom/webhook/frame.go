@@ -2,29 +2,23 @@ package webhook
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/wecodex/wecodex/bot"
 )
 
-// A stored frame is one FrameState byte, the stream's owner, then the markdown
-// content. The state lets a queue-position update replace a frame only while
-// its message is still waiting, so it can never overwrite a turn's progress.
-// The owner (see owner) is checked on every platform refresh, so a stream's
-// frames are answered only to the conversation, and in a 1:1 chat the user,
-// that started it.
-//
-// Layout: state, frameOwned, uvarint len(owner), owner, content. A frame
-// written before owners were recorded has no frameOwned byte; it is answered
-// to nobody (it lives FrameTTL, minutes, so only streams running during an
-// upgrade are affected).
-const (
-	frameWaiting  FrameState = 'W'
-	frameRunning  FrameState = 'R'
-	frameFinished FrameState = 'F'
+// A stored frame is its stream's state, its owner and its content, each a
+// field of the store's frame record. The state lets a queue-position update
+// replace a frame only while its message is still waiting, so it can never
+// overwrite a turn's progress. The owner (see owner) is checked on every
+// platform refresh, so a stream's frames are answered only to the
+// conversation, and in a 1:1 chat the user, that started it.
+type frameState string
 
-	frameOwned = 0x01
+const (
+	frameWaiting  frameState = "waiting"
+	frameRunning  frameState = "running"
+	frameFinished frameState = "finished"
 )
 
 // Frame is the newest state of one reply stream: what WeCom shows for the
@@ -36,47 +30,29 @@ type Frame struct {
 	Finish   bool
 }
 
-func encodeFrame(state FrameState, owner, content string) []byte {
-	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(owner)+len(content))
-	b = append(b, state, frameOwned)
-	b = binary.AppendUvarint(b, uint64(len(owner)))
-	b = append(b, owner...)
-	return append(b, content...)
-}
-
-// storedFrame is a decoded stored frame. ok is false for a frame without an
-// owner record.
+// storedFrame is a frame as the store keeps it.
 type storedFrame struct {
-	state   FrameState
-	owner   string
+	state   frameState
+	owner   frameOwner
 	content string
-	ok      bool
-}
-
-func decodeFrame(b []byte) storedFrame {
-	if len(b) < 2 || b[1] != frameOwned {
-		return storedFrame{}
-	}
-	n, k := binary.Uvarint(b[2:])
-	if k <= 0 || n > uint64(len(b)-2-k) {
-		return storedFrame{}
-	}
-	start := 2 + k
-	return storedFrame{state: b[0], owner: string(b[start : start+int(n)]), content: string(b[start+int(n):]), ok: true}
 }
 
 func (s storedFrame) frame(streamID string) Frame {
 	return Frame{StreamID: streamID, Content: s.content, Finish: s.state == frameFinished}
 }
 
-// owner names who may see a stream's frames: the conversation, and in a 1:1
-// chat also its user (the key already names them; saying it again keeps the
-// rule true whatever a channel puts in the key).
-func owner(c bot.Conversation, user string) string {
+// frameOwner is who may see a stream's frames: the conversation, and in a
+// 1:1 chat also its user ("" in a group).
+type frameOwner struct{ conversation, user string }
+
+// owner is the frameOwner of a message or a refresh (in a 1:1 chat the key
+// already names the user; saying it again keeps the rule true whatever a
+// channel puts in the key).
+func owner(c bot.Conversation, user string) frameOwner {
 	if c.Group {
-		return c.Key()
+		return frameOwner{conversation: c.Key()}
 	}
-	return c.Key() + "\x00" + user
+	return frameOwner{conversation: c.Key(), user: user}
 }
 
 // Asker is who asks for a stream's newest frame: the conversation and user
@@ -104,25 +80,36 @@ func (c *Channel) Frame(ctx context.Context, streamID string, from Asker) (Frame
 }
 
 // loadFrame reads a stream's frame for the engine itself; ok is false when
-// there is none or it has no owner record.
+// there is none. While a rolling deploy runs the release before this one
+// beside it, that release's frame of the stream counts too (newerOf).
 func (c *Channel) loadFrame(ctx context.Context, streamID string) (storedFrame, bool, error) {
-	b, ok, err := c.store.LoadFrame(ctx, streamID)
+	state, own, user, content, ok, err := c.store.LoadFrame(ctx, streamID)
 	if err != nil {
 		return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
 	}
-	if !ok {
-		return storedFrame{}, false, nil
+	cur := storedFrame{state: frameState(state), owner: frameOwner{own, user}, content: content}
+	if ok && cur.state == frameFinished {
+		return cur, true, nil // nothing replaces a finished frame
 	}
-	s := decodeFrame(b)
-	return s, s.ok, nil
+	b, legacyOK, err := c.store.LegacyFrame(ctx, streamID)
+	if err != nil {
+		return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
+	}
+	if legacy, decoded := decodeLegacyFrame(b); legacyOK && decoded {
+		if !ok {
+			return legacy, true, nil
+		}
+		return newerOf(cur, legacy), true, nil
+	}
+	return cur, ok, nil
 }
 
 // saveTurnFrame writes a frame of a turn unless the stream is finished: a
 // finished frame is the last word, whether the turn's own or the failure
 // another replica wrote when this turn's lease lapsed, so a late write from a
 // holder that lost its lease can never replace it.
-func (c *Channel) saveTurnFrame(ctx context.Context, streamID, owner string, state FrameState, content string) (bool, error) {
-	ok, err := c.store.SaveFrameUnless(ctx, streamID, encodeFrame(state, owner, content), frameFinished)
+func (c *Channel) saveTurnFrame(ctx context.Context, streamID string, own frameOwner, state frameState, content string) (bool, error) {
+	ok, err := c.store.SaveFrameUnless(ctx, streamID, string(frameFinished), string(state), own.conversation, own.user, content)
 	if err != nil {
 		return false, fmt.Errorf("save frame of stream %s: %w", streamID, err)
 	}
@@ -131,8 +118,8 @@ func (c *Channel) saveTurnFrame(ctx context.Context, streamID, owner string, sta
 
 // saveWaiting replaces a waiting frame (queue position) unless the message has
 // started meanwhile.
-func (c *Channel) saveWaiting(ctx context.Context, streamID, owner, content string) (bool, error) {
-	ok, err := c.store.SaveFrameIf(ctx, streamID, encodeFrame(frameWaiting, owner, content), frameWaiting)
+func (c *Channel) saveWaiting(ctx context.Context, streamID string, own frameOwner, content string) (bool, error) {
+	ok, err := c.store.SaveFrameIf(ctx, streamID, string(frameWaiting), string(frameWaiting), own.conversation, own.user, content)
 	if err != nil {
 		return false, fmt.Errorf("save waiting frame of stream %s: %w", streamID, err)
 	}

@@ -28,9 +28,9 @@ const (
 	thinking   = "⏳ Thinking…"
 )
 
-func keys(t testing.TB, st *store.Store) []string {
+func keys(t testing.TB, st *testenv.Stores) []string {
 	t.Helper()
-	out, err := st.Client().Keys(context.Background(), st.Prefix()+"*").Result()
+	out, err := testenv.Redis(t).Keys(context.Background(), st.DB.Keys().Prefix()+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func keys(t testing.TB, st *store.Store) []string {
 // engine is not running, so messages stay queued: these tests are about the
 // endpoint, the e2e tests in cmd/wecodex run turns.
 type hookSetup struct {
-	st   *store.Store
+	st   *testenv.Stores
 	sim  *wecomtest.Sim
 	logs *testenv.LogBuffer
 	urls *wecomtest.ResponseURLServer
@@ -50,7 +50,7 @@ type hookSetup struct {
 
 func newHook(t *testing.T) *hookSetup {
 	t.Helper()
-	st := testenv.OpenStore(t, testenv.Prefix(t, "aibot"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "aibot"))
 	agent := codex.New(codex.Options{Bin: filepath.Join(t.TempDir(), "never-started")})
 	t.Cleanup(func() { _ = agent.Close() })
 	ch, err := webhook.New(st, &webhook.ResponseURLDeliverer{Hosts: loopbackHosts(t)}, webhook.Options{Logger: slog.New(slog.DiscardHandler)})
@@ -58,10 +58,11 @@ func newHook(t *testing.T) *hookSetup {
 		t.Fatal(err)
 	}
 	eng, err := bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: "hook-test", WorkspaceRoot: t.TempDir(),
 		Access: bot.Access{AllowUsers: []string{"alice"}, AllowChats: []string{"wrkChat1"}},
 		Logger: slog.New(slog.DiscardHandler),
-	}, st, agent, ch)
+	}, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

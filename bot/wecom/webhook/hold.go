@@ -9,7 +9,7 @@ import (
 
 // frameAbsent is a state no stored frame has: SaveFrameIf with it stores
 // only into a stream that has no frame yet, which makes it a claim.
-const frameAbsent FrameState = 0
+const frameAbsent frameState = ""
 
 // Hold claims m's reply stream (m.Reply.Stream) before m is received: it
 // stores a waiting frame showing text only when the stream has no frame.
@@ -17,7 +17,7 @@ const frameAbsent FrameState = 0
 // stream's newest frame.
 func (c *Channel) Hold(ctx context.Context, m bot.Message, text string) (f Frame, held bool, err error) {
 	own := owner(m.Conversation, m.User)
-	stored, err := c.store.SaveFrameIf(ctx, m.Reply.Stream, encodeFrame(frameWaiting, own, text), frameAbsent)
+	stored, err := c.store.SaveFrameIf(ctx, m.Reply.Stream, string(frameAbsent), string(frameWaiting), own.conversation, own.user, text)
 	if err != nil {
 		return Frame{}, false, fmt.Errorf("hold stream %s: %w", m.Reply.Stream, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
+	"github.com/wecodex/wecodex/store"
 )
 
 // TestEnginePictureOverWebhook: the whole stack with the real Codex
@@ -29,7 +30,7 @@ func TestEnginePictureOverWebhook(t *testing.T) {
 	h := codextest.Start(t, scriptedmodel.Sequence(scriptedmodel.Reply(
 		scriptedmodel.Message("final_answer", "The red cell is the failing test."),
 	)))
-	st := testenv.OpenStore(t, testenv.Prefix(t, "media-e2e"))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "media-e2e"))
 	log := slog.New(slog.DiscardHandler)
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Phases: st, Logger: log})
 	t.Cleanup(func() { _ = agent.Close() })
@@ -38,9 +39,10 @@ func TestEnginePictureOverWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng, err := bot.New(bot.Config{
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: "A", WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"alice"}, AllowChats: []string{"wrkChat1"}}, Logger: log,
-	}, st, agent, ch)
+	}, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func newMediaHook(t *testing.T, f wecom.Fetcher) *mediaHook {
 	t.Helper()
 	cfg := testConfig(t, "a")
 	cfg.Access.AllowChats = []string{"wrkChat1"}
-	r := newReplica(t, testenv.OpenStore(t, testenv.Prefix(t, "media")), cfg)
+	r := newReplica(t, testenv.OpenStores(t, testenv.Prefix(t, "media")), cfg)
 	r.run(t)
 	rec := intaketest.New(r.e.Engine)
 	logs := &testenv.LogBuffer{}

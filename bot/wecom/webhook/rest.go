@@ -19,15 +19,14 @@ const restRoom = 512
 // more renders the next unread part of the conversation's last long answer
 // and keeps what is still unread after it.
 func (c *Channel) more(ctx context.Context, conv string) (string, error) {
-	rest, ok, err := c.store.TakeRest(ctx, conv)
-	title, answer := rest.Title, rest.Answer
+	title, answer, from, ok, err := c.store.TakeRest(ctx, conv)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		return bot.TextNoMore, nil
 	}
-	fr := cards.AnswerFrame(answer, rest.From, wecom.MaxStreamContentBytes-restRoom)
+	fr := cards.AnswerFrame(answer, from, wecom.MaxStreamContentBytes-restRoom)
 	out := textMoreOf(wecom.CutRunes(title, 60)) + fr.Content
 	if fr.MustFinish {
 		if err := c.store.SaveRest(ctx, conv, title, answer, fr.BodyEnd); err != nil {

@@ -159,7 +159,7 @@ func (s *stream) emitRequeued(ctx context.Context, text string) {
 // refreshes wait for, so a Redis fault (restart, failover, stall) must not
 // drop it: it is retried, bounded, until Redis answers. A running frame is
 // not: the next one replaces it.
-func (s *stream) save(ctx context.Context, state byte, content string) (saved bool, err error) {
+func (s *stream) save(ctx context.Context, state frameState, content string) (saved bool, err error) {
 	own := owner(s.t.Conversation, s.t.User)
 	if state != frameFinished {
 		return s.c.saveTurnFrame(ctx, s.t.To.Stream, own, state, content)

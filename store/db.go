@@ -23,19 +23,28 @@ type Options struct {
 	Prefix     string // put before every key (redis.prefix)
 }
 
-// Store is wecodex's Redis.
-type Store struct {
-	client   redis.UniversalClient
+// DB is wecodex's Redis: the client, the keys under the configured prefix,
+// and the embedded Redis when no address is configured. It holds no state
+// of its own; each purpose's type (Queue, Dedupe, Frames, LongConn, App…)
+// is built on it with its New function and meets one consumer's interface.
+// Nothing outside the package gets the client.
+type DB struct {
+	conn
 	embedded *miniredis.Miniredis // nil unless Options.Addrs was empty
-	keys     Keys
 	log      *slog.Logger
+}
+
+// conn is what every purpose's type works with: the client and the keys.
+type conn struct {
+	client redis.UniversalClient
+	keys   Keys
 }
 
 // Open connects to the Redis o describes, or starts an embedded in-memory one
 // when o.Addrs is empty. An external Redis that does not answer yet is only
 // logged: the client reconnects by itself and /readyz reports it.
-func Open(ctx context.Context, o Options, log *slog.Logger) (*Store, error) {
-	s := &Store{keys: NewKeys(o.Prefix), log: log}
+func Open(ctx context.Context, o Options, log *slog.Logger) (*DB, error) {
+	s := &DB{conn: conn{keys: NewKeys(o.Prefix)}, log: log}
 	routeRedisLogs(log)
 	uo := &redis.UniversalOptions{Addrs: o.Addrs, MasterName: o.MasterName, Password: o.Password, DB: o.DB}
 	if len(o.Addrs) == 0 {
@@ -83,7 +92,7 @@ func startEmbedded() (*miniredis.Miniredis, string, error) {
 }
 
 // Ping reports whether Redis answers.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *DB) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("ping redis: %w", err)
 	}
@@ -91,7 +100,7 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close closes the client and stops the embedded Redis, if any.
-func (s *Store) Close() error {
+func (s *DB) Close() error {
 	err := s.client.Close()
 	if s.embedded != nil {
 		s.embedded.Close()
@@ -102,15 +111,13 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Client is the underlying go-redis client, for packages that implement their
-// own state on top of the keys in keys.go.
-func (s *Store) Client() redis.UniversalClient { return s.client }
+// AddHook adds a go-redis hook to every command (the metrics' Redis
+// latency and errors), the one thing outside the package the client is
+// lent for.
+func (s *DB) AddHook(h redis.Hook) { s.client.AddHook(h) }
 
 // Keys builds this store's keys.
-func (s *Store) Keys() Keys { return s.keys }
-
-// Prefix is the prefix of every key.
-func (s *Store) Prefix() string { return s.keys.prefix }
+func (s *DB) Keys() Keys { return s.keys }
 
 // Embedded reports whether this is the embedded in-memory Redis.
-func (s *Store) Embedded() bool { return s.embedded != nil }
+func (s *DB) Embedded() bool { return s.embedded != nil }
