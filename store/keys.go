@@ -24,11 +24,10 @@ const (
 	// FrameTTL: WeCom asks for the newest stream frame for at most 6 minutes
 	// after the user's message; keep a margin for clock skew.
 	FrameTTL = 10 * time.Minute
-	// LeaseTTL: the holder of a conversation's lease renews it well within this;
-	// when a replica dies the lease lapses this soon and another takes over.
+	// LeaseTTL: the holder of a conversation's lease renews it every third of
+	// this (bot.Config.LeaseTTL); when a replica dies the lease lapses this
+	// soon and another takes over.
 	LeaseTTL = 30 * time.Second
-	// LeaseRenewEvery is how often a lease holder renews its lease.
-	LeaseRenewEvery = LeaseTTL / 3
 	// RunningTTL: the record of a running turn is renewed with its lease, so
 	// it outlives a holder that died by this much: long enough for another
 	// replica to find it, no longer than the frame it lets that replica finish.
@@ -38,11 +37,10 @@ const (
 	FenceTTL = ConversationTTL
 	// QueueTTL: messages waiting longer than this are stale; each push renews it.
 	QueueTTL = time.Hour
-	// ReplicaTTL: a replica's heartbeat; a replica missing it is presumed dead
-	// and its conversations may move.
+	// ReplicaTTL: a replica's heartbeat, renewed every third of it
+	// (bot.Config.HeartbeatTTL); a replica missing it is presumed dead and
+	// its conversations may move.
 	ReplicaTTL = 30 * time.Second
-	// ReplicaHeartbeatEvery is how often a live replica renews its heartbeat.
-	ReplicaHeartbeatEvery = ReplicaTTL / 3
 	// RestTTL: the part of a long answer no reply could carry waits this long
 	// for the user's /more.
 	RestTTL = 24 * time.Hour
@@ -109,8 +107,8 @@ func (k Keys) StopChannel() string { return k.prefix + "stop" }
 // together with a {conv:ID} key. TTL QueueTTL, renewed on each add.
 func (k Keys) Pending() string { return k.prefix + "pending" }
 
-// Replica is a replica's heartbeat. TTL ReplicaTTL, renewed every
-// ReplicaHeartbeatEvery.
+// Replica is a replica's heartbeat. TTL ReplicaTTL, renewed every third
+// of it.
 func (k Keys) Replica(replicaID string) string { return k.prefix + "replica:" + replicaID }
 
 // Phase holds the phase of one agent message item of a thread (see
@@ -174,7 +172,7 @@ func (k ConvKeys) Dedupe(userID, msgID string) string {
 func (k ConvKeys) Session() string { return k.base + ":session" }
 
 // Lease holds the token of the replica running the conversation's turn now.
-// TTL LeaseTTL, renewed every LeaseRenewEvery.
+// TTL LeaseTTL, renewed every third of it.
 func (k ConvKeys) Lease() string { return k.base + ":lease" }
 
 // Fence is the conversation's fencing counter: each new lease takes the next
