@@ -115,3 +115,43 @@ func TestConfinedResumeNeedsAWorkspace(t *testing.T) {
 		t.Fatalf("threadConfig(\"\") = %v, want errNoWorkspace", err)
 	}
 }
+
+// A command an approver lets out of the sandbox writes outside the
+// workspace, but a denied path stays hidden from it: Codex keeps a
+// profile's deny entries for escalations and drops the rest.
+func TestConfinedEscalationKeepsDenies(t *testing.T) {
+	ctx := testCtx(t)
+	other, secrets := t.TempDir(), t.TempDir()
+	secret := filepath.Join(secrets, "auth.json")
+	if err := os.WriteFile(secret, []byte("login\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{
+		"cmd": "exec 2>&1; echo out > " + other + "/x && cat " + other + "/x; cat " + secret, "yield_time_ms": 30000,
+		"sandbox_permissions": "require_escalated", "justification": "writes outside the workspace",
+	})
+	a, h := newAgent(t, sm.Sequence(
+		sm.Reply(sm.FunctionCall("call_esc", "exec_command", string(args))),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Done.")),
+	), sm.HomeOptions{ApprovalPolicy: "on-request"}, Options{
+		ApprovalPolicy: "on-request",
+		Confine: func(cwd string) Confinement {
+			return Confinement{Write: []string{cwd}, Deny: []string{secrets}}
+		},
+	})
+	id, err := a.NewSession(ctx, h.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &choose{option: OptionAllowOnce}
+	if stop := promptSink(t, ctx, a, id, "Run it.", &recorder{permit: c.decide}); stop != acp.StopReasonEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	if len(c.seen) != 1 {
+		t.Fatalf("permission requests = %d, want 1", len(c.seen))
+	}
+	want := "exit 1: out\ncat: " + secret + ": Permission denied\n"
+	if got := modelGot(t, h.Server.ModelRequests(), "call_esc"); got != want {
+		t.Fatalf("the model got\n%q\nwant\n%q", got, want)
+	}
+}
