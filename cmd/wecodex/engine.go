@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ type engine struct {
 
 	stopRun context.CancelFunc
 	runDone chan struct{}
+	// loginMissing, for agent.kind codex, says whether Codex's CODEX_HOME
+	// still has no login (checked on each /readyz, so a login made while
+	// the service runs clears it); nil for other agents.
+	loginMissing func() bool
 }
 
 // startEngine builds the agent (agent.kind) and the engine over db with
@@ -67,6 +72,10 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	eng := &engine{engine: e, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{})}
+	if c := cfg.Agent.Codex; cfg.Agent.Kind == configs.AgentCodex {
+		home := c.CodexHome(os.Getenv)
+		eng.loginMissing = func() bool { return !codexLoggedIn(c, home) }
+	}
 	go eng.run(runCtx, chans)
 	for _, ch := range chans {
 		log.Info(ch.started, append(ch.startedAttrs, "agent", cfg.Agent.Kind, "replica", replica)...)
@@ -172,6 +181,8 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 		if err != nil {
 			return nil, err
 		}
+		home := strings.TrimPrefix(env[0], "CODEX_HOME=")
+		log.Info("codex", "bin", c.Bin, "codex_home", home, "logged_in", codexLoggedIn(c, home))
 		opts := codex.Options{
 			Bin:             c.Bin,
 			Config:          withCommandEnvPolicy(c),
@@ -233,8 +244,21 @@ func (e *engine) stop() {
 // warnings is the agent's environment warnings for /readyz, nil when the
 // agent reports none.
 func (e *engine) warnings() func() []string {
+	var agent func() []string
 	if w, ok := e.agent.(interface{ Warnings() []string }); ok {
-		return w.Warnings
+		agent = w.Warnings
 	}
-	return nil
+	if e.loginMissing == nil {
+		return agent
+	}
+	return func() []string {
+		var ws []string
+		if e.loginMissing() {
+			ws = append(ws, notLoggedIn)
+		}
+		if agent != nil {
+			ws = append(ws, agent()...)
+		}
+		return ws
+	}
 }
