@@ -154,7 +154,8 @@ func New(o Options) (*Channel, error) {
 		replica: o.Replica, life: life, stop: stop}, nil
 }
 
-// Name is Name.
+// Name returns the constant Name: queued messages carry it, so it never
+// changes between releases.
 func (c *Channel) Name() string { return Name }
 
 // CardOptions adds nothing: the answer is split for the app's markdown cap

@@ -55,7 +55,8 @@ func NewChannel(conn *Connection, log *slog.Logger) *Channel {
 	return &Channel{conn: conn, log: log.With("channel", Name), fetches: newFetches()}
 }
 
-// Name is Name.
+// Name returns the constant Name: queued messages carry it, so it never
+// changes between releases.
 func (c *Channel) Name() string { return Name }
 
 // CardOptions keep every frame within WeCom's stream cap.

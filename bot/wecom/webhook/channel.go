@@ -73,7 +73,8 @@ func New(st Store, d Deliverer, o Options) (*Channel, error) {
 	return &Channel{store: st, deliver: d, window: o.StreamWindow, log: o.Logger.With("channel", Name)}, nil
 }
 
-// Name is Name.
+// Name returns the constant Name: queued messages carry it, so it never
+// changes between releases.
 func (c *Channel) Name() string { return Name }
 
 // CardOptions keep every frame within WeCom's stream limit with room for
