@@ -80,4 +80,7 @@ func ExamplePublisher() {
 			streamID, from, seen = newStream(), fr.BodyEnd, fr.BodyEnd
 		}
 	}
+	fmt.Printf("%s finished: %v, last frame: %q\n", streamID, last.done, last.Content)
+	// Output:
+	// stream-1 finished: true, last frame: "Hello"
 }
