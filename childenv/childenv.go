@@ -57,7 +57,7 @@ func CommandPatterns() []string {
 // Allowed reports whether the variable named name passes from wecodex's
 // environment to a child.
 func Allowed(name string) bool {
-	if strings.HasPrefix(name, refusedPrefix) {
+	if Refused(name) {
 		return false
 	}
 	for _, p := range inherited {

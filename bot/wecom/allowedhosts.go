@@ -67,12 +67,6 @@ func NewAllowedHosts(entries ...string) (*AllowedHosts, error) {
 	return a, nil
 }
 
-// ParseAllowedHost checks one wecom.allowed_hosts entry.
-func ParseAllowedHost(entry string) error {
-	_, err := NewAllowedHosts(entry)
-	return err
-}
-
 func (a *AllowedHosts) add(entry string) error {
 	e := strings.ToLower(strings.TrimSpace(entry))
 	e = strings.TrimSuffix(strings.TrimPrefix(e, "["), "]")
