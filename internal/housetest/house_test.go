@@ -123,7 +123,7 @@ var houseRules = []struct {
 	// store: Redis and the embedded Redis, nothing of the bot.
 	{module + "/store", []string{"github.com/redis/go-redis/v9/...", "github.com/alicebob/miniredis/v2/..."}},
 	// the channels: the WeCom layer, the engine, the cards and their one library.
-	{module + "/bot/wecom/webhook", []string{module + "/bot/wecom", module + "/bot", module + "/cards", "github.com/coder/acp-go-sdk"}},
-	{module + "/bot/wecom/longconn", []string{module + "/bot/wecom", module + "/bot", module + "/cards", "github.com/coder/acp-go-sdk", "github.com/coder/websocket"}},
-	{module + "/bot/wecom/app", []string{module + "/bot/wecom", module + "/bot", module + "/cards", "github.com/coder/acp-go-sdk", "github.com/silenceper/wechat/v2/..."}},
+	{module + "/bot/wecom/webhook", []string{module + "/bot/wecom", module + "/bot", module + "/cards"}},
+	{module + "/bot/wecom/longconn", []string{module + "/bot/wecom", module + "/bot", module + "/cards", "github.com/coder/websocket"}},
+	{module + "/bot/wecom/app", []string{module + "/bot/wecom", module + "/bot", module + "/cards", "github.com/silenceper/wechat/v2/..."}},
 }
