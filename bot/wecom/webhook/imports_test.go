@@ -1,0 +1,13 @@
+package webhook
+
+import (
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/housetest"
+)
+
+// The webhook channel uses the WeCom layer, the engine and the cards;
+// never the store, another channel or a test double.
+func TestImportDirection(t *testing.T) {
+	housetest.Imports(t, "github.com/wecodex/wecodex/bot", "github.com/wecodex/wecodex/bot/wecom", "github.com/wecodex/wecodex/cards")
+}
