@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -256,6 +257,11 @@ func TestServeMountsTheWebhookAndPlayground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A logged-in CODEX_HOME: /readyz has no agent warning.
+	codexHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(codexHome, "auth.json"), []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	base, stop := startServe(t, fmt.Sprintf(`wecom:
   aibot:
     token: %s
@@ -263,12 +269,13 @@ func TestServeMountsTheWebhookAndPlayground(t *testing.T) {
 agent:
   codex:
     bin: %s
+    home: %s
   workspace_root: %s
 access:
   allow_users: [playground]
 playground:
   enabled: true
-`, e2eToken, e2eAESKey, self, t.TempDir()))
+`, e2eToken, e2eAESKey, self, codexHome, t.TempDir()))
 	if code, body := get(t, base+"/readyz"); code != 200 || body != `{"ready":true,"channels":{"wecom_aibot":"webhook /wecom/aibot"}}`+"\n" {
 		t.Errorf("/readyz = %d %s", code, body)
 	}

@@ -15,7 +15,7 @@ const usage = `wecodex: a WeCom bot that drives the Codex coding agent
 Usage:
   wecodex serve        [--config PATH]  run the bot's HTTP server
   wecodex codex-acp    [--config PATH]  serve Codex as an ACP agent on stdio
-  wecodex check-config [--config PATH]  validate a config file; exit 1 on any error
+  wecodex check-config [--config PATH] [--strict]  validate a config file and print what serve would warn about; exit 1 on any error (--strict: any warning)
   wecodex codex-login  [--config PATH] [ARGS]  run "codex login ARGS" with the bot's CODEX_HOME
   wecodex version                       print the version
 

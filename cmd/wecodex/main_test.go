@@ -136,6 +136,8 @@ agent:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runBin(t, tc.args...)
+			// The start warnings (machine-dependent) are TestCheckConfigStartWarnings'.
+			r.stderr = withoutStartWarnings(r.stderr)
 			if r.code != tc.code || r.stdout != tc.stdout || r.stderr != tc.stderr {
 				t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant exit %d, stdout %q, stderr:\n%s",
 					r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
@@ -314,10 +316,14 @@ func TestServeWithEmbeddedRedis(t *testing.T) {
 					msgs = append(msgs, fmt.Sprint(l))
 				}
 			}
-			wantMsgs := []string{
+			var wantMsgs []string
+			for _, w := range servesOwnStartWarnings(startConfig(t, tc.yaml)) {
+				wantMsgs = append(wantMsgs, "WARN config: "+w.Message)
+			}
+			wantMsgs = append(wantMsgs,
 				"WARN redis.addr is empty: using an embedded in-memory Redis; nothing survives a restart and replicas cannot share state",
 				"INFO listening",
-			}
+			)
 			if tc.readyStatus == 503 {
 				wantMsgs = append(wantMsgs, "WARN not ready")
 			}

@@ -31,7 +31,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return code
 	}
 	log := newLogger(lc.Log, stderr)
-	logWarnings(log, lc.path, lc.warnings)
+	logWarnings(log, lc.path, append(lc.warnings, servesOwnStartWarnings(lc.Config)...))
 	sd, release := notifyShutdown()
 	defer release()
 	if err := serve(sd, lc.Config, lc.path, log); err != nil {
@@ -211,4 +211,17 @@ func withPlaygroundCredentials(cfg *configs.Config, log *slog.Logger) (*configs.
 	c.WeCom.AIBot.EncodingAESKey = strings.TrimSuffix(base64.StdEncoding.EncodeToString(key[:]), "=")
 	log.Info("playground: made up a token and EncodingAESKey for this run, since wecom.aibot.token and encoding_aes_key are empty; only the playground can sign callbacks")
 	return &c, nil
+}
+
+// servesOwnStartWarnings is startWarnings (which check-config prints in
+// full) less the two the store and the engine log themselves, in the same
+// words, when they start: the embedded Redis and the empty access lists.
+func servesOwnStartWarnings(cfg *configs.Config) []configs.Warning {
+	var ws []configs.Warning
+	for _, w := range startWarnings(cfg, exec.LookPath) {
+		if w.Key != "redis.addr" && w.Key != "access" {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
