@@ -1,8 +1,10 @@
 // Package bot is the platform-neutral engine between chat channels and the
-// agent, in three collaborators: intake (dedupe, access, commands, enqueue),
+// agent, in four collaborators: intake (dedupe, access, commands, enqueue),
 // the scheduler (one turn at a time per conversation across every replica: a
 // Redis lease with a fencing token plus a FIFO queue, affinity, heartbeat,
-// /stop) and the turn runner (session, prompt, outcome, card).
+// /stop), the turn runner (session, prompt, outcome, card) and approvals (an
+// agent's permission request, asked through the turn's sink, shown on the
+// channel and decided on any replica). An [Observer] is told what they do.
 //
 // The engine knows no platform. It declares [Channel]: a channel turns its
 // callbacks into a [Message] for [Engine.Receive], in a [Conversation] of a

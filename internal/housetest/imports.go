@@ -1,5 +1,8 @@
 // Package housetest keeps the house (DESIGN.md, "The house"): each package's
-// import-direction test names what it may import, and this checks it.
+// import-direction test names what it may import, and Imports checks it;
+// this package's own TestHouse walks the module for the rules that span
+// packages (nothing imports cmd, no test support in production code, the
+// issue-24 refinements).
 package housetest
 
 import (
