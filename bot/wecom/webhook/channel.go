@@ -52,6 +52,9 @@ type Channel struct {
 	window  time.Duration
 	log     *slog.Logger
 	hooks   testHooks
+	// running are the streams whose turns run here, for refreshes that
+	// find no frame in Redis.
+	running runningStreams
 }
 
 var (
@@ -143,6 +146,7 @@ func (c *Channel) Receive(ctx context.Context, in Intake, m bot.Message) (Frame,
 // Present opens the stream of a turn that starts now.
 func (c *Channel) Present(t bot.Turn) bot.Presentation {
 	log := c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream)
+	c.running.start(t.To.Stream, owner(t.Conversation, t.User))
 	return bot.Present(&stream{c: c, log: log, t: t, open: true})
 }
 

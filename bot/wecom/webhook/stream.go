@@ -71,6 +71,7 @@ func (s *stream) Show(ctx context.Context, f shown, final bool) { s.emit(ctx, f,
 // Ended records the turn's end on the card and stops the window watch.
 func (s *stream) Ended() {
 	s.pub.Do(func(*cards.Card) { s.end() })
+	s.c.running.end(s.t.To.Stream)
 	if s.c.hooks.turnEnded != nil {
 		s.c.hooks.turnEnded(s.t.To.Stream)
 	}
@@ -115,6 +116,9 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 		s.log.Info("stream window closed; the rest follows as separate messages")
 	}
 	s.shown = f.BodyEnd
+	if state == frameRunning {
+		s.c.running.show(s.t.To.Stream, content)
+	}
 	if state == frameFinished {
 		s.open = false
 		s.from = f.BodyEnd
