@@ -35,7 +35,7 @@ func (s *heldFrames) release() {
 	}
 }
 
-func (s *heldFrames) SaveFrameUnless(ctx context.Context, streamID string, frame []byte, state webhook.FrameState) (bool, error) {
+func (s *heldFrames) SaveFrameUnless(ctx context.Context, streamID, keep, state, owner, user, content string) (bool, error) {
 	s.mu.Lock()
 	g := s.gate
 	s.mu.Unlock()
@@ -46,7 +46,7 @@ func (s *heldFrames) SaveFrameUnless(ctx context.Context, streamID string, frame
 			return false, ctx.Err()
 		}
 	}
-	return s.fullStore.SaveFrameUnless(ctx, streamID, frame, state)
+	return s.fullStore.SaveFrameUnless(ctx, streamID, keep, state, owner, user, content)
 }
 
 // flushPrefix deletes every key under prefix: Redis restarted empty, as far
@@ -73,7 +73,7 @@ func flushPrefix(t *testing.T, prefix string) {
 // frame is gone is unknown again.
 func TestRefreshAfterRedisLostTheFrameOfARunningTurn(t *testing.T) {
 	prefix := testenv.Prefix(t, "redislost")
-	st := &heldFrames{fullStore: testenv.OpenStore(t, prefix)}
+	st := &heldFrames{fullStore: testenv.OpenStores(t, prefix)}
 	r := newReplica(t, st, testConfig(t, "r1"))
 	r.run(t)
 
@@ -90,7 +90,7 @@ func TestRefreshAfterRedisLostTheFrameOfARunningTurn(t *testing.T) {
 	st.hold()
 	t.Cleanup(st.release) // before the replica stops, should the test fail while held
 	flushPrefix(t, prefix)
-	if _, ok, err := st.LoadFrame(context.Background(), stream); err != nil || ok {
+	if _, _, _, _, ok, err := st.LoadFrame(context.Background(), stream); err != nil || ok {
 		t.Fatalf("frame after the flush: ok %v, err %v; want none", ok, err)
 	}
 
@@ -105,7 +105,7 @@ func TestRefreshAfterRedisLostTheFrameOfARunningTurn(t *testing.T) {
 	if f, ok, _ := r.e.Frame(context.Background(), stream, webhook.Asker{Conversation: msg("x", "bob", "").Conversation, User: "bob"}); ok {
 		t.Fatalf("bob's refresh of alice's running stream = %+v, want unknown", f)
 	}
-	if _, ok, err := st.LoadFrame(context.Background(), stream); err != nil || ok {
+	if _, _, _, _, ok, err := st.LoadFrame(context.Background(), stream); err != nil || ok {
 		t.Fatalf("frame after the refresh: ok %v, err %v; the refresh must write nothing", ok, err)
 	}
 

@@ -23,7 +23,7 @@ type runningStreams struct {
 // runningFrame is what a running turn last showed on its stream, and who
 // may see it (see owner).
 type runningFrame struct {
-	owner   string
+	owner   frameOwner
 	content string
 }
 
@@ -32,7 +32,7 @@ type runningFrame struct {
 const textStillWorking = cards.ThinkingLine
 
 // start records a turn of streamID running here.
-func (r *runningStreams) start(streamID, owner string) {
+func (r *runningStreams) start(streamID string, owner frameOwner) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
@@ -61,7 +61,7 @@ func (r *runningStreams) end(streamID string) {
 // frame is the not-finished frame a refresh of a running stream owned by
 // owner is answered with; ok is false when no turn of it runs here or
 // another conversation or user owns it.
-func (r *runningStreams) frame(streamID, owner string) (Frame, bool) {
+func (r *runningStreams) frame(streamID string, owner frameOwner) (Frame, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f, ok := r.m[streamID]
