@@ -81,6 +81,9 @@ type conn struct {
 	exitErr error         // set before done is closed
 
 	hung atomic.Bool // the watchdog killed the process for not answering
+	// stopped: this side killed the process on purpose (Close, a failed
+	// start); its "signal: killed" is then no news for an operator.
+	stopped atomic.Bool
 }
 
 type callResult struct {
@@ -193,7 +196,11 @@ func (c *conn) readLoop(stdout io.ReadCloser) {
 	}
 	// The stderr tail explains the exit to an operator; tail() redacts
 	// secrets. It stays out of the error, which reaches the user's card.
-	c.log.Warn("codex app-server exited", "status", status, "hung", c.hung.Load(), "stderr", c.stderr.tail())
+	if c.stopped.Load() && !c.hung.Load() {
+		c.log.Info("codex app-server stopped", "status", status)
+	} else {
+		c.log.Warn("codex app-server exited", "status", status, "hung", c.hung.Load(), "stderr", c.stderr.tail())
+	}
 
 	c.mu.Lock()
 	kind := acpbridge.KindCrashed
@@ -360,6 +367,7 @@ func (c *conn) exited() error {
 // kill ends the process (with its whole process group: the npm launcher runs
 // the native binary as a child) and waits for the read loop to finish.
 func (c *conn) kill() {
+	c.stopped.Store(true)
 	_ = procgroup.Kill(c.cmd)
 	_ = c.stdin.Close()
 	<-c.done

@@ -14,6 +14,9 @@ import (
 // error on stderr, "config OK" on stdout, exit 1 on any error.
 func cmdCheckConfig(args []string, stdout, stderr io.Writer) int {
 	f, strict, err := parseCheckConfigFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
 	if err != nil {
 		return exitUsage
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,9 @@ type loadedConfig struct {
 // one. When ok is false the command must stop and exit with code.
 func loadValidConfig(name string, args []string, stderr io.Writer) (lc loadedConfig, code int, ok bool) {
 	f, err := parseConfigFlags(name, args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return lc, exitOK, false // --help was asked for and printed
+	}
 	if err != nil {
 		return lc, exitUsage, false
 	}

@@ -55,8 +55,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version":
 		return cmdVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stderr, usage)
-		return exitUsage
+		// Asked for: the answer, on stdout, and success.
+		fmt.Fprint(stdout, usage)
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "wecodex: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage

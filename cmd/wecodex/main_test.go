@@ -162,10 +162,26 @@ func TestCheckConfigEnvironment(t *testing.T) {
 }
 
 func TestUsageAndVersion(t *testing.T) {
-	for _, args := range [][]string{nil, {"help"}, {"frobnicate"}} {
+	for _, args := range [][]string{nil, {"frobnicate"}} {
 		r := runBin(t, args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "Usage:\n  wecodex serve") {
 			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	// Help asked for is an answer: stdout, exit 0.
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
+		r := runBin(t, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage:\n  wecodex serve") || !strings.Contains(r.stdout, "--strict") {
+			t.Errorf("%q: exit %d, stdout %q", args, r.code, r.stdout)
+		}
+	}
+	// Each subcommand's --help describes its flags and exits 0.
+	for _, tc := range []struct{ cmd, flag string }{
+		{"serve", "-config PATH"}, {"codex-acp", "-config PATH"}, {"check-config", "-strict"},
+	} {
+		r := runBin(t, tc.cmd, "--help")
+		if r.code != 0 || !strings.Contains(r.stderr, tc.flag) {
+			t.Errorf("%s --help: exit %d, stderr %q", tc.cmd, r.code, r.stderr)
 		}
 	}
 	r := runBin(t, "version")

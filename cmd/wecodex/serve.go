@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wecodex/wecodex/configs"
@@ -136,6 +137,9 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 
 	ln, err := net.Listen("tcp", cfg.Server.Addr)
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("listen on server.addr %s: %w (another program, perhaps another wecodex, is listening there: stop it, or move this one with server.addr or WECODEX_SERVER_ADDR, e.g. WECODEX_SERVER_ADDR=127.0.0.1:8090)", cfg.Server.Addr, err)
+		}
 		return fmt.Errorf("listen on server.addr %s: %w", cfg.Server.Addr, err)
 	}
 	// The playground plays WeCom toward our own webhook, so it needs the
