@@ -48,6 +48,14 @@ type Config struct {
 	// MaxQueue is how many messages may wait per conversation; more are
 	// refused. Default 5.
 	MaxQueue int
+	// MaxConcurrentTurns is agent.max_concurrent_turns: how many turns run
+	// at once on this replica; the others wait in line, their cards
+	// showing their place. 0 means no limit.
+	MaxConcurrentTurns int
+	// MaxQueuedPerUser is access.max_queued_per_user: how many of one
+	// user's messages may wait in a conversation's queue; more are
+	// refused. 0 means only MaxQueue bounds them.
+	MaxQueuedPerUser int
 	// Approval is agent.approval, how the permission requests of a turn's
 	// agent are decided: "ask" (the default, also for "") waits for a
 	// person; acpbridge.ApprovalAllow or ApprovalDeny decide every request

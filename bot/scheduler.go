@@ -14,6 +14,7 @@ var (
 	errStopped   = errors.New("stopped with /stop")
 	errTimeout   = errors.New("turn timed out")
 	errLeaseLost = errors.New("lost the conversation lease")
+	errDraining  = errors.New("the replica is draining")
 )
 
 // scheduler keeps one turn at a time per conversation across every replica:
@@ -28,6 +29,8 @@ type scheduler struct {
 	channels *channels
 	log      *slog.Logger
 	wakeups  chan string
+	// slots bound the turns running at once on this replica.
+	slots *turnSlots
 
 	drainState
 
@@ -40,7 +43,7 @@ type scheduler struct {
 
 func newScheduler(cfg Config, st SchedulerStore, r *turnRunner, cs *channels, log *slog.Logger) *scheduler {
 	return &scheduler{cfg: cfg, store: st, runner: r, channels: cs, log: log,
-		wakeups: make(chan string, 256), workers: make(map[string]*worker),
+		wakeups: make(chan string, 256), workers: make(map[string]*worker), slots: newTurnSlots(cfg.MaxConcurrentTurns),
 		drainState: drainState{drain: make(chan struct{}), idle: make(chan struct{})}}
 }
 
@@ -287,11 +290,25 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 		default:
 			s.showPositions(ctx, w.conv)
 			w.setItem(item)
-			if cut := s.runner.run(ctx, w, q, takeover); cut {
+			release, err := s.waitForSlot(ctx, log, w, q)
+			switch {
+			case errors.Is(err, errStopped):
+				// Stopped while it waited: it never ran.
+				s.showFinished(ctx, log, q, textStoppedBeforeStart)
+			case err != nil:
+				// The engine stops or drains: the message runs later, here
+				// or on another replica.
 				s.requeue(ctx, log, w, q)
 				return
+			default:
+				cut := s.runner.run(ctx, w, q, takeover)
+				release()
+				if cut {
+					s.requeue(ctx, log, w, q)
+					return
+				}
+				takeover = false
 			}
-			takeover = false
 		}
 		if ctx.Err() != nil || s.draining() {
 			break // the rest of the queue is for another replica
@@ -386,4 +403,42 @@ func (s *scheduler) showWaiting(ctx context.Context, q queued, text string) (boo
 		return false, errNoChannel(q)
 	}
 	return ch.Show(ctx, q.reply(ReplyWaiting, text))
+}
+
+// waitForSlot waits for one of this replica's turn slots
+// (agent.max_concurrent_turns), showing the message's place in line on its
+// card while it waits. A /stop ends the wait with errStopped; the engine's
+// end or its drain end it with their cause.
+func (s *scheduler) waitForSlot(ctx context.Context, log *slog.Logger, w *worker, q queued) (func(), error) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	w.setCancel(cancel)
+	defer w.setCancel(nil)
+	go func() {
+		// A draining replica starts no more turns: the waiting ones go
+		// back to the queue, for the other replicas.
+		select {
+		case <-s.drain:
+			cancel(errDraining)
+		case <-wctx.Done():
+		}
+	}()
+	return s.slots.acquire(wctx, func(pos int) {
+		log.Debug("waiting for a turn slot", "msgid", q.MsgID, "position", pos)
+		if _, err := s.showWaiting(ctx, q, textWaitingForSlot(pos, s.cfg.MaxConcurrentTurns)); err != nil {
+			log.Warn("show the place in line for a turn slot", "msgid", q.MsgID, "err", err)
+		}
+	})
+}
+
+// showFinished ends a message's reply with text, without a turn.
+func (s *scheduler) showFinished(ctx context.Context, log *slog.Logger, q queued, text string) {
+	ch, ok := s.channels.of(q.Channel)
+	if !ok {
+		log.Error("show reply", "err", errNoChannel(q))
+		return
+	}
+	if _, err := ch.Show(ctx, q.reply(ReplyFinished, text)); err != nil {
+		log.Warn("show reply", "msgid", q.MsgID, "err", err)
+	}
 }

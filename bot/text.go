@@ -54,6 +54,16 @@ func textStatus(running bool, waiting int, hasSession bool) string {
 	return fmt.Sprintf("**Status**\n- turn: %s\n- waiting: %d\n- session: %s", turn, waiting, session)
 }
 
+// textWaitingForSlot is the card of a turn waiting for one of the
+// replica's turn slots (agent.max_concurrent_turns).
+func textWaitingForSlot(position, limit int) string {
+	return fmt.Sprintf("⏳ Waiting for a free turn (position %d): this server runs %d turns at once.", position, limit)
+}
+
+// textStoppedBeforeStart ends the card of a message stopped while it waited
+// for a turn slot.
+const textStoppedBeforeStart = "⏹ Stopped before it started."
+
 func textTimeout(d time.Duration) string {
 	return fmt.Sprintf("timed out after %s (agent.turn_timeout)", d)
 }

@@ -158,6 +158,9 @@ type AgentConfig struct {
 	// ApprovalTimeout is how long an agent.approval: ask request waits for
 	// a decision before it is declined.
 	ApprovalTimeout time.Duration `mapstructure:"approval_timeout"`
+	// MaxConcurrentTurns is how many turns run at once on one replica; the
+	// others wait in line, their cards showing their place.
+	MaxConcurrentTurns int `mapstructure:"max_concurrent_turns"`
 }
 
 // CodexConfig is the agent.codex.* section, used when agent.kind is codex.
@@ -271,13 +274,14 @@ func Default() *Config {
 			AllowedHosts: DefaultAllowedHosts(),
 		},
 		Agent: AgentConfig{
-			Kind:            AgentCodex,
-			Codex:           CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request", ContinueInterrupted: true},
-			Sandbox:         SandboxConfig{Read: append([]string(nil), DefaultSandboxRead...)},
-			WorkspaceRoot:   defaultWorkspaceRoot(),
-			TurnTimeout:     DefaultTurnTimeout,
-			Approval:        ApprovalAsk,
-			ApprovalTimeout: DefaultApprovalTimeout,
+			Kind:               AgentCodex,
+			Codex:              CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request", ContinueInterrupted: true},
+			Sandbox:            SandboxConfig{Read: append([]string(nil), DefaultSandboxRead...)},
+			WorkspaceRoot:      defaultWorkspaceRoot(),
+			TurnTimeout:        DefaultTurnTimeout,
+			Approval:           ApprovalAsk,
+			ApprovalTimeout:    DefaultApprovalTimeout,
+			MaxConcurrentTurns: DefaultMaxConcurrentTurns,
 		},
 		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: DefaultUpdateInterval},
 		Playground: PlaygroundConfig{User: "playground"},

@@ -18,6 +18,9 @@ const (
 	// MaxMediaBytes is wecom.media.max_bytes's default and its ceiling: the
 	// engine keeps no larger file (bot.MaxAttachmentBytes).
 	MaxMediaBytes = 20 << 20
+	// DefaultMaxConcurrentTurns is agent.max_concurrent_turns's default:
+	// what one 2-core replica serves with first progress under a second.
+	DefaultMaxConcurrentTurns = 8
 	// DefaultMediaMaxFiles is wecom.media.max_files's default
 	// (wecom.DefaultMediaMaxFiles).
 	DefaultMediaMaxFiles = 10

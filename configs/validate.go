@@ -231,6 +231,9 @@ func (c *Config) Validate() error {
 	positive("agent.turn_timeout", g.TurnTimeout)
 	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)
 	positive("agent.approval_timeout", g.ApprovalTimeout)
+	if g.MaxConcurrentTurns <= 0 {
+		add("agent.max_concurrent_turns", "must be a positive number of turns like %d, not %d", DefaultMaxConcurrentTurns, g.MaxConcurrentTurns)
+	}
 
 	for i, u := range c.Access.AllowUsers {
 		if strings.TrimSpace(u) == "" {

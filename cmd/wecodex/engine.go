@@ -99,15 +99,16 @@ func engineStore(db *store.DB) bot.Store {
 // is their one home).
 func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, log *slog.Logger) bot.Config {
 	return bot.Config{
-		Replica:         replica,
-		LeaseTTL:        store.LeaseTTL,
-		HeartbeatTTL:    store.ReplicaTTL,
-		WorkspaceRoot:   root,
-		TurnTimeout:     cfg.Agent.TurnTimeout,
-		Approval:        cfg.Agent.Approval,
-		ApprovalTimeout: cfg.Agent.ApprovalTimeout,
-		UpdateInterval:  cfg.Cards.UpdateInterval,
-		ProgressStyle:   cfg.Cards.ProgressStyle,
+		Replica:            replica,
+		LeaseTTL:           store.LeaseTTL,
+		HeartbeatTTL:       store.ReplicaTTL,
+		WorkspaceRoot:      root,
+		TurnTimeout:        cfg.Agent.TurnTimeout,
+		Approval:           cfg.Agent.Approval,
+		ApprovalTimeout:    cfg.Agent.ApprovalTimeout,
+		UpdateInterval:     cfg.Cards.UpdateInterval,
+		ProgressStyle:      cfg.Cards.ProgressStyle,
+		MaxConcurrentTurns: cfg.Agent.MaxConcurrentTurns,
 		Access: bot.Access{
 			AllowUsers: cfg.Access.AllowUsers,
 			AllowChats: cfg.Access.AllowChats,

@@ -25,6 +25,9 @@ type Server struct {
 	mu       sync.Mutex
 	requests []Request
 	nextResp int
+	// inFlight counts the model requests being answered (from arrival to
+	// the stream's end); maxInFlight is the most there were at once.
+	inFlight, maxInFlight int
 
 	closeCtx context.Context // cancelled by Close: releases held streams
 	cancel   context.CancelFunc
@@ -129,7 +132,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// MaxInFlight is the most model requests that were being answered at once:
+// a test of how many turns run together reads it.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, rec *Request) {
+	s.mu.Lock()
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	rec.Body = body
 	if err == nil && r.Header.Get("Content-Encoding") != "" {
