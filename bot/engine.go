@@ -52,10 +52,6 @@ type Config struct {
 	// at once on this replica; the others wait in line, their cards
 	// showing their place. 0 means no limit.
 	MaxConcurrentTurns int
-	// MaxQueuedPerUser is access.max_queued_per_user: how many of one
-	// user's messages may wait in a conversation's queue; more are
-	// refused. 0 means only MaxQueue bounds them.
-	MaxQueuedPerUser int
 	// Approval is agent.approval, how the permission requests of a turn's
 	// agent are decided: "ask" (the default, also for "") waits for a
 	// person; acpbridge.ApprovalAllow or ApprovalDeny decide every request
