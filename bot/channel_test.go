@@ -30,6 +30,11 @@ type memChat struct {
 	mu      sync.Mutex
 	events  []string
 	changed chan struct{} // closed and replaced on every event
+
+	// rendered, when set, sees every card a turn renders (before the
+	// throttle decides what is shown), so a test can wait for what the
+	// card holds rather than for an event's timing.
+	rendered func(*cards.Card)
 }
 
 func newMemChat(name string) *memChat { return &memChat{name: name, changed: make(chan struct{})} }
@@ -79,6 +84,9 @@ type memTurn struct{ c *memChat }
 // Render keeps the body and status: the throttled snapshots in between
 // depend on timing, the last one does not.
 func (p *memTurn) Render(c *cards.Card) string {
+	if p.c.rendered != nil {
+		p.c.rendered(c)
+	}
 	return c.Body() + " | " + c.Status().String()
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cards"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -204,15 +205,23 @@ func closedPort(t *testing.T) string {
 	return "http://" + addr + "/v1"
 }
 
-// shownProgress is an Observer that says when a card first showed what the
-// agent sent.
-type shownProgress struct {
-	bot.NopObserver
-	once sync.Once
-	seen chan struct{}
+// progressShows returns a channel closed once a card rendered on chat holds
+// text in its progress section. The first ACP update of a turn need not be
+// the model's (and on a loaded machine it comes well before the model's
+// stream): killing Codex then would interrupt a turn whose model request was
+// never served, and its re-sent request would take the held reply.
+func progressShows(chat *memChat, text string) <-chan struct{} {
+	seen := make(chan struct{})
+	var once sync.Once
+	chat.rendered = func(c *cards.Card) {
+		for _, it := range c.Progress() {
+			if strings.Contains(it.Text, text) {
+				once.Do(func() { close(seen) })
+			}
+		}
+	}
+	return seen
 }
-
-func (o *shownProgress) FirstProgress(time.Duration) { o.once.Do(func() { close(o.seen) }) }
 
 // Codex killed mid-turn: the card keeps its progress, gets one line saying
 // Codex restarted and the work continues, and the continuation's answer
@@ -225,11 +234,11 @@ func TestCardCarriesOnAfterCodexDies(t *testing.T) {
 		sm.Reply(sm.Message(sm.PhaseCommentary, "Checking what is done."), sm.Message(sm.PhaseFinalAnswer, "All done.")),
 	), codex.Options{})
 	r.h.AllowServerErrors()
-	shown := &shownProgress{seen: make(chan struct{})}
+	shown := progressShows(r.chat.memChat, "Working on it.")
 	e, err := bot.New(bot.Config{
 		Replica: "r1", WorkspaceRoot: r.root, UpdateInterval: time.Millisecond,
 		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
-		Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quietLog(), Observer: shown,
+		Access: bot.Access{AllowUsers: []string{"alice"}}, Logger: quietLog(),
 	}, testenv.EngineStore(r.st), r.agent, r.chat)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +247,8 @@ func TestCardCarriesOnAfterCodexDies(t *testing.T) {
 	if _, err := e.Receive(t.Context(), alice("m1", "do the work")); err != nil {
 		t.Fatal(err)
 	}
-	<-shown.seen // the card shows the commentary
+	<-g.Reached() // the model's first reply is served and held
+	<-shown       // and its commentary is on the card
 	signalAppServer(t, syscall.SIGKILL)
 	events := r.chat.waitFor(t, "finish")
 	want := "final <think>\nWorking on it.\n\n⚠️ Codex stopped unexpectedly and was restarted; the work continues.\n\nChecking what is done.\n</think>\n\nAll done. | done"

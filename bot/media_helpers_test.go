@@ -41,6 +41,9 @@ func (c *cardChat) Present(t bot.Turn) bot.Presentation {
 type cardTurn struct{ c *memChat }
 
 func (p *cardTurn) Render(c *cards.Card) string {
+	if p.c.rendered != nil {
+		p.c.rendered(c)
+	}
 	return c.Stream(0, 0).Content + " | " + c.Status().String()
 }
 func (p *cardTurn) Show(_ context.Context, s string, final bool) {
