@@ -111,11 +111,6 @@ func (s *DB) Close() error {
 	return nil
 }
 
-// AddHook adds a go-redis hook to every command (the metrics' Redis
-// latency and errors), the one thing outside the package the client is
-// lent for.
-func (s *DB) AddHook(h redis.Hook) { s.client.AddHook(h) }
-
 // Keys builds this store's keys.
 func (s *DB) Keys() Keys { return s.keys }
 

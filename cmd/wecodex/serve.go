@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/configs"
-	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -94,7 +93,7 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	st.AddHook(metrics.RedisHook(tel.obs))
+	st.CountErrors(tel.obs.RedisError)
 	deps := serverDeps{
 		Config:   cfg,
 		Redis:    st,

@@ -1,4 +1,4 @@
-package metrics
+package store
 
 import (
 	"context"
@@ -10,40 +10,40 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisHook returns a go-redis hook that counts every failed command on m
-// by its name (RedisError). redis.Nil (a missing key), a cancelled caller
-// and NOSCRIPT (go-redis loads the script and retries) are answers, not
-// failures.
-func RedisHook(m *Metrics) redis.Hook { return redisHook{m} }
+// CountErrors calls failed with the name of every command that fails
+// ("dial" for a connection that could not be made), for the metrics.
+// redis.Nil (a missing key), a cancelled caller and NOSCRIPT (go-redis loads
+// the script and retries) are answers, not failures. failed must not block.
+func (s *DB) CountErrors(failed func(command string)) { s.client.AddHook(errorHook{failed}) }
 
-type redisHook struct{ o *Metrics }
+type errorHook struct{ failed func(command string) }
 
-func (h redisHook) DialHook(next redis.DialHook) redis.DialHook {
+func (h errorHook) DialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := next(ctx, network, addr)
-		if failed(err) {
-			h.o.RedisError("dial")
+		if isFailure(err) {
+			h.failed("dial")
 		}
 		return c, err
 	}
 }
 
-func (h redisHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (h errorHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if failed(err) && !handshake(cmd) {
-			h.o.RedisError(cmd.Name())
+		if isFailure(err) && !handshake(cmd) {
+			h.failed(cmd.Name())
 		}
 		return err
 	}
 }
 
-func (h redisHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h errorHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		err := next(ctx, cmds)
 		for _, c := range cmds {
-			if failed(c.Err()) && !handshake(c) {
-				h.o.RedisError(c.Name())
+			if isFailure(c.Err()) && !handshake(c) {
+				h.failed(c.Name())
 			}
 		}
 		return err
@@ -62,7 +62,7 @@ func handshake(c redis.Cmder) bool {
 	return sub == "setinfo" || sub == "maint_notifications"
 }
 
-func failed(err error) bool {
+func isFailure(err error) bool {
 	return err != nil && !errors.Is(err, redis.Nil) && !errors.Is(err, context.Canceled) &&
 		!redis.HasErrorPrefix(err, "NOSCRIPT")
 }
