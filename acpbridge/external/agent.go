@@ -373,15 +373,10 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, prompt acpbridge.P
 		return "", fmt.Errorf("prompt: %w", err)
 	}
 
-	turn := &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
-	a.mu.Lock()
-	if s.cancelEarly {
-		a.mu.Unlock()
+	turn, agentID, ok := a.beginTurn(s, sink)
+	if !ok {
 		return acp.StopReasonCancelled, nil
 	}
-	s.turn, s.sink = turn, sink
-	agentID := s.agentID
-	a.mu.Unlock()
 
 	reason, err := a.runTurn(ctx, p, s, turn, agentID, blocks)
 	cancelled := a.endTurn(turn)
@@ -431,15 +426,10 @@ func (a *Agent) continueTurn(ctx context.Context, s *extSession, sink acpbridge.
 	if err != nil {
 		return "", err
 	}
-	turn := &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
-	a.mu.Lock()
-	if s.cancelEarly {
-		a.mu.Unlock()
+	turn, agentID, ok := a.beginTurn(s, sink)
+	if !ok {
 		return acp.StopReasonCancelled, nil
 	}
-	s.turn, s.sink = turn, sink
-	agentID := s.agentID
-	a.mu.Unlock()
 	reason, err := a.runTurn(ctx, p, s, turn, agentID, []acp.ContentBlock{acp.TextBlock(acpbridge.ContinuationPrompt)})
 	a.endTurn(turn)
 	if ferr := s.queue.flush(context.WithoutCancel(ctx)); ferr != nil && err == nil {
@@ -664,4 +654,18 @@ func faultOf(err error) error {
 		return acpbridge.E(acpbridge.KindHung, ErrAgentHung)
 	}
 	return acpbridge.E(acpbridge.KindCrashed, ErrAgentExited)
+}
+
+// beginTurn makes s's running turn, streaming into sink, and returns it with
+// the agent's id for the session. ok is false when a Cancel came before the
+// turn could start: then nothing started, and the turn is cancelled.
+func (a *Agent) beginTurn(s *extSession, sink acpbridge.Sink) (turn *extTurn, agentID acp.SessionId, ok bool) {
+	turn = &extTurn{activity: make(chan struct{}, 1), perms: map[int]context.CancelFunc{}}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s.cancelEarly {
+		return nil, "", false
+	}
+	s.turn, s.sink = turn, sink
+	return turn, s.agentID, true
 }
