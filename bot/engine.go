@@ -60,6 +60,9 @@ type Config struct {
 	// ApprovalTimeout is agent.approval_timeout: a request no one decides
 	// within it is declined. Default DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
+	// Files are cards.files.*, the limits on the files an answer sends back;
+	// zero fields take the defaults.
+	Files FileLimits
 	// Logger receives the engine's log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// Observer is told about turns and queues, for metrics; nil means
@@ -86,6 +89,7 @@ func (c *Config) setDefaults() error {
 	setDefault(&c.UpdateInterval, cards.DefaultUpdateInterval)
 	setDefault(&c.PollInterval, time.Second)
 	setDefault(&c.ApprovalTimeout, DefaultApprovalTimeout)
+	c.Files.setDefaults()
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = 5
 	}

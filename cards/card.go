@@ -168,6 +168,19 @@ func (c *Card) Style() ProgressStyle { return c.style }
 // it stays valid for the whole turn.
 func (c *Card) Body() string { return c.body.String() }
 
+// AddSection ends the answer with a part of the card's own, after the
+// agent's last message (the files the answer sent back): every renderer shows
+// it as part of the body, so a continuation carries it too.
+func (c *Card) AddSection(markdown string) {
+	c.appendBody(sectionID, toValidUTF8(markdown))
+	c.bodyID = "" // a later section is a part of its own
+	c.bodyParts++
+}
+
+// sectionID is the message id of a card's own part; ACP ids are never empty
+// control characters.
+const sectionID = "\x00section"
+
 // appendBody adds answer text. A chunk with a message id other than the
 // current one starts a new message (as ACP defines messageId); a chunk
 // without an id continues the current message.

@@ -251,6 +251,7 @@ const (
 type CardsConfig struct {
 	ProgressStyle  string        `mapstructure:"progress_style"`
 	UpdateInterval time.Duration `mapstructure:"update_interval"`
+	Files          FilesConfig   `mapstructure:"files"`
 }
 
 // PlaygroundConfig is the playground.* section: a local page that plays WeCom,
@@ -283,7 +284,8 @@ func Default() *Config {
 			ApprovalTimeout:    DefaultApprovalTimeout,
 			MaxConcurrentTurns: DefaultMaxConcurrentTurns,
 		},
-		Cards:      CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: DefaultUpdateInterval},
+		Cards: CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: DefaultUpdateInterval,
+			Files: FilesConfig{MaxCount: DefaultFilesMaxCount, MaxBytes: DefaultFilesMaxBytes, MaxTotalBytes: DefaultFilesMaxTotalBytes}},
 		Playground: PlaygroundConfig{User: "playground"},
 	}
 }

@@ -333,6 +333,14 @@ func TestValidate(t *testing.T) {
 			{"agent.approval_timeout", "must be a positive duration like 500ms or 30m, not 0s"},
 			{"cards.update_interval", "must be a positive duration like 500ms or 30m, not -1s"},
 		}},
+		{"files limits", func(c *Config) { c.Cards.Files = FilesConfig{MaxCount: 0, MaxBytes: 100, MaxTotalBytes: 50} }, []Problem{
+			{"cards.files.max_count", "must be a positive number of files like 10, not 0"},
+			{"cards.files.max_total_bytes", "must be at least cards.files.max_bytes (100), not 50"},
+		}},
+		{"files bytes", func(c *Config) { c.Cards.Files.MaxBytes, c.Cards.Files.MaxTotalBytes = -1, 0 }, []Problem{
+			{"cards.files.max_bytes", "must be a positive number of bytes like 20971520 (20 MiB), not -1"},
+			{"cards.files.max_total_bytes", "must be a positive number of bytes like 52428800 (50 MiB), not 0"},
+		}},
 		{"acp needs a command", func(c *Config) { c.Agent.Kind = AgentACP }, []Problem{
 			{"agent.acp.command", "required when agent.kind is acp: the agent's argv, e.g. [npx, -y, some-acp-agent]"},
 		}},

@@ -260,6 +260,7 @@ func (c *Config) Validate() error {
 
 	oneOf("cards.progress_style", c.Cards.ProgressStyle, ProgressThink, ProgressQuote)
 	positive("cards.update_interval", c.Cards.UpdateInterval)
+	validateFiles(c.Cards.Files, add)
 
 	if c.Playground.Enabled {
 		required("playground.user", c.Playground.User, "when playground.enabled is true (the userid the playground sends as)")

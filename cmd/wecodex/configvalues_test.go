@@ -35,6 +35,9 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"agent.turn_timeout", configs.DefaultTurnTimeout, bot.DefaultTurnTimeout},
 		{"agent.approval_timeout", configs.DefaultApprovalTimeout, bot.DefaultApprovalTimeout},
 		{"cards.update_interval", configs.DefaultUpdateInterval, cards.DefaultUpdateInterval},
+		{"cards.files.max_count", int64(configs.DefaultFilesMaxCount), int64(bot.DefaultFilesMaxCount)},
+		{"cards.files.max_bytes", int64(configs.DefaultFilesMaxBytes), int64(bot.DefaultFilesMaxBytes)},
+		{"cards.files.max_total_bytes", int64(configs.DefaultFilesMaxTotalBytes), int64(bot.DefaultFilesMaxTotalBytes)},
 	} {
 		if c.got != c.owners {
 			t.Errorf("%s: configs has %v, its owner %v", c.what, c.got, c.owners)

@@ -107,6 +107,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 		Approval:           cfg.Agent.Approval,
 		ApprovalTimeout:    cfg.Agent.ApprovalTimeout,
 		UpdateInterval:     cfg.Cards.UpdateInterval,
+		Files:              bot.FileLimits{MaxCount: cfg.Cards.Files.MaxCount, MaxBytes: cfg.Cards.Files.MaxBytes, MaxTotalBytes: cfg.Cards.Files.MaxTotalBytes},
 		ProgressStyle:      cfg.Cards.ProgressStyle,
 		MaxConcurrentTurns: cfg.Agent.MaxConcurrentTurns,
 		Access: bot.Access{
