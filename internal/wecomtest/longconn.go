@@ -69,6 +69,8 @@ type LongConnServer struct {
 	held     map[string][]heldAck
 	callback map[string]*callbackState // by req_id
 	talked   map[string]bool           // chatids that may get aibot_send_msg
+	uploads  map[string]*upload        // by upload_id, until finished
+	media    map[string]Upload         // by media_id
 	log      []Record
 	changed  chan struct{} // closed and replaced whenever log changes
 	maxSubs  int
@@ -93,7 +95,8 @@ func NewLongConnServer(tb interface{ Cleanup(func()) }, o LongConnOptions) *Long
 		o.ReplyWindow = 5 * time.Second
 	}
 	s := &LongConnServer{opts: o, policy: map[string]AckPolicy{}, held: map[string][]heldAck{},
-		callback: map[string]*callbackState{}, talked: map[string]bool{}, changed: make(chan struct{})}
+		callback: map[string]*callbackState{}, talked: map[string]bool{},
+		uploads: map[string]*upload{}, media: map[string]Upload{}, changed: make(chan struct{})}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serveWS))
 	tb.Cleanup(s.Close)
 	return s

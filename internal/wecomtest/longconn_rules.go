@@ -42,8 +42,15 @@ func (s *LongConnServer) handle(c *fakeConn, data []byte) {
 	}
 	s.mu.Lock()
 	code, msg := s.judgeLocked(c, q)
+	var ackBody any
+	if code == 0 && isUpload(q.Cmd) {
+		code, msg, ackBody = s.uploadLocked(q)
+	}
 	s.recordLocked(Record{Conn: c.id, Kind: KindRequest, Cmd: q.Cmd, ReqID: q.Headers.ReqID, Body: q.Body, Errcode: code, Errmsg: msg})
 	ack := map[string]any{"headers": map[string]string{"req_id": q.Headers.ReqID}, "errcode": code, "errmsg": msg}
+	if ackBody != nil {
+		ack["body"] = ackBody
+	}
 	policy := s.policy[q.Cmd]
 	if policy == AckHold {
 		s.held[q.Cmd] = append(s.held[q.Cmd], heldAck{c: c, ack: ack})
@@ -92,6 +99,10 @@ func (s *LongConnServer) judgeLocked(c *fakeConn, q request) (int, string) {
 	return 0, "ok"
 }
 
+func isUpload(cmd string) bool {
+	return cmd == "aibot_upload_media_init" || cmd == "aibot_upload_media_chunk" || cmd == "aibot_upload_media_finish"
+}
+
 func (s *LongConnServer) subscribeLocked(c *fakeConn, body json.RawMessage) (int, string) {
 	var b struct {
 		BotID  string `json:"bot_id"`
@@ -120,8 +131,10 @@ func (s *LongConnServer) respondLocked(q request) (int, string) {
 	var b struct {
 		MsgType string `json:"msgtype"`
 		Stream  *struct {
-			ID      string `json:"id"`
-			Content string `json:"content"`
+			ID      string    `json:"id"`
+			Finish  bool      `json:"finish"`
+			Content string    `json:"content"`
+			MsgItem []msgItem `json:"msg_item"`
 		} `json:"stream"`
 	}
 	if json.Unmarshal(q.Body, &b) != nil {
@@ -137,6 +150,9 @@ func (s *LongConnServer) respondLocked(q request) (int, string) {
 		}
 		if len(b.Stream.Content) > StreamMaxBytes {
 			return CodeInvalidParam, "stream.content exceeds 20480 bytes"
+		}
+		if code, msg := checkMsgItems(b.Stream.MsgItem, b.Stream.Finish); code != 0 {
+			return code, msg
 		}
 		st.streamIDs[b.Stream.ID] = true
 		if b.MsgType == "stream" {
@@ -189,6 +205,9 @@ func (s *LongConnServer) sendMsgLocked(body json.RawMessage) (int, string) {
 	}
 	if !s.talked[b.ChatID] {
 		return CodeInvalidChatID, "invalid chatid"
+	}
+	if b.MsgType != "markdown" && b.MsgType != "template_card" {
+		return s.mediaLocked(b.MsgType, body)
 	}
 	return 0, "ok"
 }

@@ -2,11 +2,14 @@ package wecomtest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +31,8 @@ type sdkLine struct {
 	ReconnectScheduled bool   `json:"reconnect_scheduled"`
 	ManualClose        bool   `json:"manual_close"`
 	Message            string `json:"message"`
+	MediaID            string `json:"media_id"`
+	Type               string `json:"type"`
 }
 
 // sdkDir is the installed @wecom/aibot-node-sdk: $WECODEX_TEST_AIBOT_SDK
@@ -116,6 +121,7 @@ func TestOfficialSDKAgreesWithFake(t *testing.T) {
 		t.Fatalf("subscribe requests = %+v, want one acked aibot_subscribe_…", sub)
 	}
 	sdkMessage(t, srv, next)
+	sdkUpload(t, srv, next)
 	sdkEnterChat(t, srv, next)
 	sdkCardClick(t, srv, next)
 	sdkControlChars(t, srv, next)
@@ -264,5 +270,69 @@ func sdkKick(t *testing.T, ctx context.Context, srv *LongConnServer, next func(s
 	}
 	if n := srv.MaxSubscribed(); n != 2 {
 		t.Fatalf("max subscribed = %d, want 2 (the SDK and the newer connection, until the kick)", n)
+	}
+}
+
+// sdkUpload has the SDK upload a file of three chunks (the last one short)
+// and send it with aibot_send_msg, then end a stream with a picture in
+// msg_item: the fake puts the file together byte for byte, and a media_id
+// it never issued is refused.
+func sdkUpload(t *testing.T, srv *LongConnServer, next func(string) sdkLine) {
+	t.Helper()
+	dir := t.TempDir()
+	data := make([]byte, 2*UploadChunkMax+1234)
+	for i := range data {
+		data[i] = byte(i*7 + i/513)
+	}
+	file, picture := filepath.Join(dir, "report.pdf"), filepath.Join(dir, "chart.png")
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(picture, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reqID, err := srv.PushMessage(LongConnMessage{MsgID: "m-up", UserID: "zhangsan", Text: "upload " + file + " " + picture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := next("uploaded")
+	if l.Errcode != float64(0) || l.Type != "file" || l.MediaID == "" {
+		t.Fatalf("SDK upload: %+v, want errcode 0, type file and a media_id", l)
+	}
+	up, ok := srv.Uploaded(l.MediaID)
+	if !ok || up.Type != "file" || up.Filename != "report.pdf" || !bytes.Equal(up.Data, data) {
+		t.Fatalf("the fake holds %s as %q %q of %d bytes (found %v), want report.pdf of %d bytes as sent", l.MediaID, up.Type, up.Filename, len(up.Data), ok, len(data))
+	}
+	var idx []int
+	for _, r := range srv.Requests("aibot_upload_media_chunk") {
+		var b struct {
+			ChunkIndex int `json:"chunk_index"`
+		}
+		_ = json.Unmarshal(r.Body, &b)
+		idx = append(idx, b.ChunkIndex)
+	}
+	sort.Ints(idx)
+	if fmt.Sprint(idx) != "[0 1 2]" || len(srv.Requests("aibot_upload_media_init")) != 1 || len(srv.Requests("aibot_upload_media_finish")) != 1 {
+		t.Fatalf("upload requests: chunks %v, want [0 1 2] (0-based) between one init and one finish", idx)
+	}
+	var files []Record
+	for _, r := range srv.Requests("aibot_send_msg") {
+		if r.MediaID() == l.MediaID {
+			files = append(files, r)
+		}
+	}
+	if len(files) != 1 || files[0].MsgType() != "file" || files[0].Errcode != 0 {
+		t.Fatalf("sends of %s = %+v, want one accepted file message", l.MediaID, files)
+	}
+	if l := next("picture_acked"); l.Errcode != float64(0) {
+		t.Fatalf("final frame with a picture: errcode %v, want 0", l.Errcode)
+	}
+	final := srv.FinalFrames(reqID)
+	if len(final) != 1 || len(final[0].StreamImages()) != 1 || !bytes.Equal(final[0].StreamImages()[0], png) {
+		t.Fatalf("final frames on %s: %d, want one whose msg_item holds the picture", reqID, len(final))
+	}
+	if l := next("bad_media"); l.Errcode != float64(CodeInvalidMediaID) {
+		t.Fatalf("send of a media_id never issued: errcode %v, want %d", l.Errcode, CodeInvalidMediaID)
 	}
 }

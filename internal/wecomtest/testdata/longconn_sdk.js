@@ -22,6 +22,10 @@ const card = (title) => ({
 client.on('authenticated', () => out('authenticated'));
 client.on('message.text', async (frame) => {
   const req_id = frame.headers.req_id;
+  if (frame.body.text.content.startsWith('upload ')) {
+    await uploadAndSend(frame, frame.body.text.content.slice('upload '.length).split(' '));
+    return;
+  }
   out('message', { req_id, msgid: frame.body.msgid, text: frame.body.text.content, userid: frame.body.from.userid });
   const sid = 'stream_sdk_1';
   await client.replyStream(frame, sid, '<think>working</think>', false);
@@ -38,6 +42,34 @@ client.on('message.text', async (frame) => {
   const sent = await client.sendMessage(frame.body.from.userid, { msgtype: 'markdown', markdown: { content: 'pushed' } });
   out('send_acked', { errcode: sent.errcode });
 });
+// uploadAndSend answers "upload FILE PICTURE": FILE through the upload
+// commands and aibot_send_msg, PICTURE in the final stream frame's msg_item.
+async function uploadAndSend(frame, [file, picture]) {
+  const fs = require('fs');
+  const path = require('path');
+  const crypto = require('crypto');
+  try {
+    const up = await client.uploadMedia(fs.readFileSync(file), { type: 'file', filename: path.basename(file) });
+    const sent = await client.sendMediaMessage(frame.body.from.userid, 'file', up.media_id);
+    out('uploaded', { media_id: up.media_id, type: up.type, errcode: sent.errcode });
+  } catch (err) {
+    out('uploaded', { errcode: code(err), message: String(err && err.message) });
+  }
+  const img = fs.readFileSync(picture);
+  const item = { msgtype: 'image', image: { base64: img.toString('base64'), md5: crypto.createHash('md5').update(img).digest('hex') } };
+  try {
+    await client.replyStream(frame, 'stream_sdk_up', 'here', true, [item]);
+    out('picture_acked', { errcode: 0 });
+  } catch (err) {
+    out('picture_acked', { errcode: code(err) });
+  }
+  try {
+    await client.sendMediaMessage(frame.body.from.userid, 'file', 'media_never_issued');
+    out('bad_media', { errcode: 0 });
+  } catch (err) {
+    out('bad_media', { errcode: code(err) });
+  }
+}
 client.on('event.enter_chat', async (frame) => {
   try {
     await client.replyStream(frame, 'stream_sdk_2', 'no stream on an event', true);
