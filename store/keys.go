@@ -297,3 +297,47 @@ func (k AppKeys) Card(streamID string) string { return k.prefix + "app:card:" + 
 // answer) went out, so a lost turn's failure, shown on another replica, is
 // never sent after it or twice. TTL AppCardTTL.
 func (k AppKeys) Finished(streamID string) string { return k.prefix + "app:finished:" + streamID }
+
+// ScheduleSlotTTL: a slot's claim only has to outlive the moment every
+// replica's scheduler looks at that slot (each looks once, when the slot
+// comes, or at its start for a catch-up, which the schedule's last-run
+// record decides); a day covers any clock skew and stalled replica.
+const ScheduleSlotTTL = 24 * time.Hour
+
+// TriggerSeenTTL: a trigger request is accepted only within 5 minutes of
+// its timestamp, so a signature seen needs remembering only that long, with
+// a margin for clock skew.
+const TriggerSeenTTL = 15 * time.Minute
+
+// Schedule builds the keys of one schedule (a YAML job or a chat one, by
+// its id). They share the hash tag {sched:ID}, so the claim script touches
+// them together in a Cluster.
+func (k Keys) Schedule(id string) ScheduleKeys {
+	return ScheduleKeys{base: k.prefix + "{sched:" + id + "}"}
+}
+
+// ChatSchedules is the hash of the schedules made from the chat: id → the
+// schedule as JSON. No TTL: they live until /schedule rm.
+func (k Keys) ChatSchedules() string { return k.prefix + "schedules:chat" }
+
+// ChatScheduleSeq numbers the chat schedules, so an id is never reused.
+// No TTL: it only grows.
+func (k Keys) ChatScheduleSeq() string { return k.prefix + "schedules:seq" }
+
+// TriggerSeen is set when a trigger's signature is first accepted, so a
+// replayed request runs nothing. TTL TriggerSeenTTL.
+func (k Keys) TriggerSeen(name, signature string) string {
+	return k.prefix + "trigger:" + name + ":seen:" + signature
+}
+
+// ScheduleKeys builds the keys of one schedule (Keys.Schedule).
+type ScheduleKeys struct{ base string }
+
+// Slot is set by the replica that claimed the schedule's slot at unix
+// second at. TTL ScheduleSlotTTL.
+func (k ScheduleKeys) Slot(at int64) string { return k.base + ":slot:" + strconv.FormatInt(at, 10) }
+
+// Last holds the unix second of the newest slot that was claimed, so a
+// deployment that was down over slots knows what it missed. No TTL: it
+// lives as long as the schedule (a chat schedule's rm deletes it).
+func (k ScheduleKeys) Last() string { return k.base + ":last" }
