@@ -38,6 +38,10 @@ func (c Conversation) String() string { return c.Key() }
 // LogValue logs the key, whatever the handler.
 func (c Conversation) LogValue() slog.Value { return slog.StringValue(c.Key()) }
 
+// shared reports whether many users talk in c's one session: the agent
+// then needs to be told who says what.
+func (c Conversation) shared() bool { return c.Group }
+
 // valid reports why c cannot name a conversation, or nil.
 func (c Conversation) valid() error {
 	switch {

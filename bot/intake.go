@@ -46,6 +46,7 @@ type queued struct {
 	Kind         string `json:"chat"`
 	Group        *bool  `json:"group,omitempty"`
 	User         string `json:"user"`
+	UserName     string `json:"user_name,omitempty"`
 	Text         string `json:"text"`
 	ReplyURL     string `json:"reply_url,omitempty"`
 	// Channel names the channel to present the turn on; "" for a message
@@ -196,7 +197,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	conv, group := m.Conversation.Key(), m.Conversation.Group
 	item, err := json.Marshal(queued{
 		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: conv, Kind: m.Conversation.Kind, Group: &group, User: m.User,
-		Text: text, Quote: m.Quote, Attachments: atts,
+		UserName: m.UserName, Text: text, Quote: m.Quote, Attachments: atts,
 		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
 		Received: time.Now().UnixMilli(),
 	})

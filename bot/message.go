@@ -15,6 +15,10 @@ type Message struct {
 	Conversation Conversation
 	// User is the sender's user id.
 	User string
+	// UserName is the sender's display name when the platform gives one
+	// ("" otherwise: WeCom's callbacks name only from.userid). In a group's
+	// shared session the prompt names the sender by it, else by User.
+	UserName string
 	// Corp is the sender's company (WeCom from.corpid) when the platform
 	// names one: it does for people of another company, never for a bot's
 	// own members. Access refuses another company's unless AllowExternal.

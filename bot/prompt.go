@@ -26,8 +26,22 @@ func (r *turnRunner) turnPrompt(ctx context.Context, log *slog.Logger, q queued,
 			sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: a.problemLine()})
 		}
 	}
-	p.Text = promptText(q.Text, q.Quote, files, missing)
+	p.Text = promptText(senderOf(q), q.Text, q.Quote, files, missing)
 	return p
+}
+
+// senderOf is who the prompt names as the asker: in a session a whole
+// group shares, the agent reads one thread with many people in it, and
+// only the prompt can tell it who is asking now. Elsewhere the sender is
+// always the same person, and the prompt names nobody ("").
+func senderOf(q queued) string {
+	if !q.conversation().shared() {
+		return ""
+	}
+	if q.UserName == "" || q.UserName == q.User {
+		return q.User
+	}
+	return q.UserName + " (" + q.User + ")"
 }
 
 // materialize writes attachment i of q into the workspace and adds it to
@@ -65,6 +79,8 @@ func (r *turnRunner) materialize(ctx context.Context, log *slog.Logger, q queued
 // promptText is what the agent reads for a message, each part only when
 // present, parts separated by a blank line:
 //
+//	From: Dana (dana)
+//
 //	Quoted message:
 //	> the quoted text, every line marked
 //
@@ -79,8 +95,11 @@ func (r *turnRunner) materialize(ctx context.Context, log *slog.Logger, q queued
 // A quote with no text of the user's is the prompt itself: a quote-only
 // @mention asks about the quoted message. Pictures are not listed: they
 // are the prompt's images.
-func promptText(text, quote string, files, missing []string) string {
+func promptText(sender, text, quote string, files, missing []string) string {
 	var parts []string
+	if sender != "" {
+		parts = append(parts, "From: "+sender)
+	}
 	switch {
 	case quote != "" && text == "":
 		parts = append(parts, quote)

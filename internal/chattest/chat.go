@@ -8,7 +8,6 @@ package chattest
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -191,18 +190,36 @@ func (c *Chat) Events(conv bot.Conversation) []string {
 // WaitFor returns conv's events once one of them equals last.
 func (c *Chat) WaitFor(t testing.TB, conv bot.Conversation, last string) []string {
 	t.Helper()
+	return c.WaitForCount(t, conv, last, 1)
+}
+
+// WaitForCount returns conv's events once n of them equal line: the nth
+// turn of a conversation has finished, say.
+func (c *Chat) WaitForCount(t testing.TB, conv bot.Conversation, line string, n int) []string {
+	t.Helper()
 	timeout := time.After(2 * time.Minute) // a hang guard, not a speed limit
 	for {
 		c.mu.Lock()
 		changed := c.changed
 		c.mu.Unlock()
-		if got := c.Events(conv); slices.Contains(got, last) {
+		got := c.Events(conv)
+		if count(got, line) >= n {
 			return got
 		}
 		select {
 		case <-changed:
 		case <-timeout:
-			t.Fatalf("chat never showed %q in %s; it showed %q", last, conv.Key(), c.Events(conv))
+			t.Fatalf("chat never showed %q %d times in %s; it showed %q", line, n, conv.Key(), got)
 		}
 	}
+}
+
+func count(lines []string, line string) int {
+	n := 0
+	for _, l := range lines {
+		if l == line {
+			n++
+		}
+	}
+	return n
 }

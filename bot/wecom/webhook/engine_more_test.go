@@ -70,7 +70,7 @@ func TestGroupChatIsOneConversation(t *testing.T) {
 	m2 := m
 	m2.ID, m2.User, m2.Text = "g2", "dave", "and again"
 	waitFinished(t, r.e, receive(t, r.e, m2).StreamID)
-	if p := r.agent.Prompts(); len(p) != 2 || p[0] != "list the files" {
+	if p := r.agent.Prompts(); len(p) != 2 || p[0] != "From: carol\n\nlist the files" {
 		t.Fatalf("prompts %q", p)
 	}
 	if n := r.agent.Sessions(); n != 1 {

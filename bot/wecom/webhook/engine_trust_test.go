@@ -131,7 +131,7 @@ func TestMsgIDIsDedupedPerConversationAndUser(t *testing.T) {
 	}
 	r.agent.release("a")
 	waitFinished(t, r.e, first.StreamID)
-	if p := r.agent.Prompts(); !slices.Equal(p, []string{"gate:a", "from bob", "from the group"}) {
+	if p := r.agent.Prompts(); !slices.Equal(p, []string{"gate:a", "from bob", "From: alice\n\nfrom the group"}) {
 		t.Fatalf("prompts %q, want alice's once and each other message's own", p)
 	}
 }

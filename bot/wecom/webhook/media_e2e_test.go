@@ -77,7 +77,7 @@ func TestEnginePictureOverWebhook(t *testing.T) {
 	if len(imgs) != 1 || imgs[0].MIME != "image/png" || !bytes.Equal(imgs[0].Data, pic) {
 		t.Fatalf("the model got %d pictures (%+v); want exactly the sent one", len(imgs), imgs)
 	}
-	if !strings.HasPrefix(text, "Quoted message:\n> CI is red on main\n\nwhy is this red?") || strings.Contains(text, "@wecodex") {
-		t.Fatalf("the model read %q; want the quote, then the text without the mention", text)
+	if !strings.HasPrefix(text, "From: alice\n\nQuoted message:\n> CI is red on main\n\nwhy is this red?") || strings.Contains(text, "@wecodex") {
+		t.Fatalf("the model read %q; want the sender, the quote, then the text without the mention", text)
 	}
 }

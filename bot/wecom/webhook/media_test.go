@@ -125,7 +125,7 @@ func TestWebhookMixedInAGroup(t *testing.T) {
 		t.Fatalf("message %+v", m)
 	}
 	final := waitFinished(t, h.r.e, st.ID)
-	if got := h.r.agent.Prompts(); !slices.Equal(got, []string{"why is this red?"}) || !strings.Contains(final.Content, answer("why is this red?")) {
+	if got := h.r.agent.Prompts(); !slices.Equal(got, []string{"From: alice\n\nwhy is this red?"}) || !strings.Contains(final.Content, answer("From: alice\n\nwhy is this red?")) {
 		t.Fatalf("prompts %q, final %q", got, final.Content)
 	}
 }
