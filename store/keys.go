@@ -107,6 +107,13 @@ func (k Keys) StopChannel() string { return k.prefix + "stop" }
 // together with a {conv:ID} key. TTL QueueTTL, renewed on each add.
 func (k Keys) Pending() string { return k.prefix + "pending" }
 
+// Conversations is the sorted set of every conversation key that had a
+// turn (score = its last use, unix ms), for `wecodex sessions`. It spans
+// conversations, so no script touches it together with a {conv:ID} key;
+// members older than ConversationTTL are dropped on each add. TTL
+// ConversationTTL, renewed on each add.
+func (k Keys) Conversations() string { return k.prefix + "conversations" }
+
 // Replica is a replica's heartbeat. TTL ReplicaTTL, renewed every third
 // of it.
 func (k Keys) Replica(replicaID string) string { return k.prefix + "replica:" + replicaID }
@@ -167,8 +174,8 @@ func (k ConvKeys) Dedupe(userID, msgID string) string {
 	return k.base + ":dedupe:" + strconv.Itoa(len(userID)) + ":" + userID + ":" + msgID
 }
 
-// Session is a hash of a conversation's ACP session (Codex thread) id, cwd and
-// mode. TTL ConversationTTL.
+// Session is a hash of a conversation's ACP session (Codex thread) id, cwd,
+// mode, and its last use and user. TTL ConversationTTL.
 func (k ConvKeys) Session() string { return k.base + ":session" }
 
 // Lease holds the token of the replica running the conversation's turn now.
