@@ -69,4 +69,9 @@ func TestSharedGroupPromptNamesTheSender(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("the model received the prompts\n%q\nwant\n%q", got, want)
 	}
+	// Each turn's start is the conversation's last use, by its sender.
+	rec, ok, err := st.ConversationRecord(ctx, room.Key())
+	if err != nil || !ok || rec.User != "erin" || rec.Used.IsZero() || rec.Session == "" {
+		t.Fatalf("the room's record is %+v (%v, %v), want erin's use and the session", rec, ok, err)
+	}
 }

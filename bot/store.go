@@ -82,6 +82,7 @@ type TurnStore interface {
 	Attachments
 	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
+	TouchConversation(ctx context.Context, conv, user string, at time.Time) error
 }
 
 // Dedupe remembers which platform messages were already received.
@@ -128,6 +129,9 @@ type Conversations interface {
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 	// ForgetSession drops the session id so the next turn starts a new one.
 	ForgetSession(ctx context.Context, conv string) error
+	// TouchConversation records that a turn of conv, sent by user, started
+	// at at, and lists conv among the conversations (newest first).
+	TouchConversation(ctx context.Context, conv, user string, at time.Time) error
 }
 
 // Leases serialises turns: per conversation, a lease with a fencing token and

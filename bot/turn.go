@@ -214,6 +214,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 	if note != "" {
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: note})
 	}
+	r.touch(ctx, log, q)
 	p := r.turnPrompt(ctx, log, q, cwd, sink)
 
 	// A cancelled context alone may not stop the agent's turn on its side;
