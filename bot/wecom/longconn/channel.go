@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
@@ -143,6 +144,9 @@ type presenter struct {
 	c   *Channel
 	log *slog.Logger
 	r   StreamRenderer
+
+	mu    sync.Mutex
+	items []MsgItem // the pictures the final frame shows (SendFiles)
 }
 
 func (p *presenter) Render(c *cards.Card) Snapshot {
@@ -153,6 +157,11 @@ func (p *presenter) Render(c *cards.Card) Snapshot {
 
 func (p *presenter) Show(ctx context.Context, s Snapshot, final bool) {
 	s.Finish = s.Finish || final
+	if s.Finish {
+		p.mu.Lock()
+		s.Items = p.items
+		p.mu.Unlock()
+	}
 	if _, err := p.c.conn.Present(ctx, s); err != nil {
 		p.log.Warn("frame not presented", "err", err)
 	}

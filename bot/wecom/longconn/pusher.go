@@ -23,6 +23,9 @@ type Snapshot struct {
 	// goes out through aibot_send_msg.
 	Body    string `json:"body"`
 	BodyEnd int    `json:"body_end"`
+	// Items are the pictures a final frame shows with the answer
+	// (stream.msg_item).
+	Items []MsgItem `json:"msg_item,omitempty"`
 }
 
 // Sender sends one request and waits for its ack (Client implements it).
@@ -144,7 +147,11 @@ func (p *Pusher) work(st *pushStream) {
 
 func (p *Pusher) push(st *pushStream, s Snapshot) {
 	if !st.expired {
-		body := map[string]any{"msgtype": "stream", "stream": map[string]any{"id": s.StreamID, "finish": s.Finish, "content": s.Content}}
+		stream := map[string]any{"id": s.StreamID, "finish": s.Finish, "content": s.Content}
+		if s.Finish && len(s.Items) > 0 {
+			stream["msg_item"] = s.Items
+		}
+		body := map[string]any{"msgtype": "stream", "stream": stream}
 		_, err := p.send.Request(p.ctx, CmdRespond, s.ReqID, body)
 		switch code := Code(err); {
 		case err == nil:

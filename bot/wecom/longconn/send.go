@@ -45,6 +45,11 @@ func (c *Connection) claim(ctx context.Context, token int64, id string) []byte {
 // next holder; any other outcome is final, since a repeat could show the
 // same card twice.
 func (c *Connection) send(ctx context.Context, cl *Client, id string, body []byte) error {
+	if file, err := c.sendRecordedFile(ctx, cl, body); file {
+		// Said in the chat when it failed; never repeated, as a repeat could
+		// send the file twice.
+		return err
+	}
 	_, err := cl.Request(ctx, CmdSend, id, json.RawMessage(body))
 	if err == nil {
 		return nil

@@ -1,0 +1,53 @@
+package longconn
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// TestEngineFilesBackOverLongConnection: a real command writes the files
+// the answer links to; the picture arrives in the final frame's msg_item
+// and the PDF through the upload commands and a file message, byte for byte
+// as the fake put them together; a link out of the workspace, a symlink out
+// and an oversized file are never sent, and the card says why.
+func TestEngineFilesBackOverLongConnection(t *testing.T) {
+	h := codextest.Start(t, codextest.FilesScript())
+	srv, _ := startEngine(t, h)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{MsgID: "files-1", UserID: "zhangsan", Text: "make the chart and the report"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := waitCtx(t)
+	final, err := srv.Wait(ctx, wecomtest.IsFinalStream(reqID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs := final.StreamImages()
+	if final.Errcode != 0 || len(imgs) != 1 || !bytes.Equal(imgs[0], codextest.FilesChart) {
+		t.Fatalf("final frame (errcode %d) has %d pictures, want exactly out/chart.png", final.Errcode, len(imgs))
+	}
+	wantCard := "📎 **Files**\n- `out/chart.png` — shown with the answer\n- `report.pdf` — sent as a file message\n" + codextest.FilesRefusals
+	if c := final.Stream().Content; !strings.Contains(c, codextest.FilesAnswer+"\n\n"+wantCard) {
+		t.Fatalf("final frame %q\nwant the answer, then\n%s", c, wantCard)
+	}
+	sent, err := srv.Wait(ctx, func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindRequest && r.Cmd == CmdSend && r.MsgType() == "file"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, ok := srv.Uploaded(sent.MediaID())
+	if sent.Errcode != 0 || !ok || up.Type != "file" || up.Filename != "report.pdf" || !bytes.Equal(up.Data, codextest.FilesReport) {
+		t.Fatalf("file message errcode %d names %s: %q %q of %d bytes, want report.pdf of %d bytes", sent.Errcode, sent.MediaID(), up.Type, up.Filename, len(up.Data), len(codextest.FilesReport))
+	}
+	if n := len(srv.Requests(CmdUploadChunk)); n != 3 {
+		t.Fatalf("upload chunks = %d, want 3 (1.2 MB in 512 KiB chunks)", n)
+	}
+	if ups := srv.Uploads(); len(ups) != 1 {
+		t.Fatalf("uploads = %d, want only the PDF", len(ups))
+	}
+}
