@@ -66,6 +66,7 @@ type AppAPI struct {
 	holding  chan struct{} // closed when a gettoken waits on hold
 	codes    map[string]bool
 	media    map[string]AppMedia
+	uploads  map[string]AppMedia    // by media_id, from media/upload
 	sends    map[string][]time.Time // touser → accepted send times
 	taskIDs  map[string]bool
 	sequence int
@@ -89,7 +90,8 @@ type AppRecord struct {
 	At      time.Time
 	ToUser  string
 	MsgType string
-	// Content is a markdown or text message's content.
+	// Content is a markdown or text message's content, or the media_id a
+	// media message sends or media/upload issued.
 	Content string
 	// Card is the template_card of a send or an update.
 	Card json.RawMessage
@@ -105,12 +107,13 @@ func NewAppAPI(o AppAPIOptions) *AppAPI {
 		o.Now = time.Now
 	}
 	a := &AppAPI{opts: o, changed: make(chan struct{}), tokens: map[string]bool{}, codes: map[string]bool{},
-		media: map[string]AppMedia{}, sends: map[string][]time.Time{}, taskIDs: map[string]bool{}}
+		media: map[string]AppMedia{}, uploads: map[string]AppMedia{}, sends: map[string][]time.Time{}, taskIDs: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /cgi-bin/gettoken", a.getToken)
 	mux.HandleFunc("POST /cgi-bin/message/send", a.send)
 	mux.HandleFunc("POST /cgi-bin/message/update_template_card", a.updateCard)
 	mux.HandleFunc("GET /cgi-bin/media/get", a.mediaGet)
+	mux.HandleFunc("POST /cgi-bin/media/upload", a.mediaUpload)
 	a.srv = httptest.NewServer(mux)
 	return a
 }

@@ -96,6 +96,13 @@ func (a *AppAPI) send(w http.ResponseWriter, r *http.Request) {
 			extra["response_code"] = rec.ResponseCode
 		}
 		rec.Card = b.TemplateCard
+	case "image", "file":
+		id, code, msg := a.mediaOf(b.MsgType, raw)
+		if code != 0 {
+			fail(code, msg)
+			return
+		}
+		rec.Content = id
 	default:
 		fail(ErrcodeInvalidParameter, "msgtype "+b.MsgType+" not served by the fake")
 		return

@@ -31,6 +31,9 @@ type presenter struct {
 	user   string
 	log    *slog.Logger
 	opened chan struct{} // closed once the progress card was sent (or failed)
+	// uploads are the answer's files, uploaded by SendFiles (on the turn's
+	// goroutine, before Finish) and sent by Finish after the answer.
+	uploads []upload
 }
 
 // Start sends the progress card, without holding the turn up.
@@ -88,6 +91,7 @@ func (p *presenter) Finish(ctx context.Context, c *cards.Card) {
 	if err := p.c.sendParts(ctx, p.user, c.Markdown(wecom.AppMarkdownMaxBytes)); err != nil {
 		p.log.Error("answer not sent", "err", err)
 	}
+	p.sendUploads(ctx)
 }
 
 // closeCard updates stream's progress card, once, to c's final state.

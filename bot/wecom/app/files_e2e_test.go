@@ -1,0 +1,61 @@
+package app
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+)
+
+// TestFilesBack: a real command writes the files the answer links to; after
+// the answer's markdown the picture arrives as an image message and the PDF
+// as a file message, each uploaded to the qyapi fake byte for byte; what is
+// outside the workspace or too large is never uploaded, and the answer says
+// why.
+func TestFilesBack(t *testing.T) {
+	h := codextest.Start(t, codextest.FilesScript())
+	r := newRig(t)
+	n := r.replica(t, h, false)
+	sendText(t, n.cb, testUser, "make the chart and the report")
+	last, err := r.api.Wait(waitCtx(t), func(rec wecomtest.AppRecord) bool { return rec.MsgType == "file" && rec.API == "message/send" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := r.api.Delivered(testUser, "")
+	var kinds []string
+	for _, s := range sent {
+		kinds = append(kinds, s.MsgType)
+	}
+	if strings.Join(kinds, ",") != "template_card,markdown,image,file" || sent[3].Seq != last.Seq {
+		t.Fatalf("delivered %v, want the card, the answer, the picture, the PDF", kinds)
+	}
+	want := codextest.FilesAnswer + "\n\n📎 **Files**\n- `out/chart.png` — sent as a picture after the answer\n" +
+		"- `report.pdf` — sent as a file message after the answer\n" + codextest.FilesRefusals
+	if sent[1].Content != want {
+		t.Fatalf("answer\n%s\nwant\n%s", sent[1].Content, want)
+	}
+	for _, c := range []struct {
+		rec  wecomtest.AppRecord
+		name string
+		data []byte
+	}{{sent[2], "chart.png", codextest.FilesChart}, {sent[3], "report.pdf", codextest.FilesReport}} {
+		m, ok := r.api.Uploaded(c.rec.Content)
+		if !ok || m.Name != c.name || m.ContentType != c.rec.MsgType || !bytes.Equal(m.Data, c.data) {
+			t.Errorf("%s message names %s: %q %q of %d bytes (found %v), want %s of %d bytes", c.rec.MsgType, c.rec.Content, m.Name, m.ContentType, len(m.Data), ok, c.name, len(c.data))
+		}
+	}
+	uploads := 0
+	for _, rec := range r.api.Records() {
+		if rec.API == "media/upload" {
+			uploads++
+		}
+		if rec.Errcode != 0 || rec.Dropped {
+			t.Errorf("record %+v failed or dropped", rec)
+		}
+	}
+	if uploads != 2 {
+		t.Fatalf("uploads = %d, want 2 (the picture and the PDF only)", uploads)
+	}
+}
