@@ -72,6 +72,10 @@ const (
 	// WeCom's longest window (1 000 messages an hour); each reservation
 	// renews them.
 	AppPaceTTL = 2 * time.Hour
+	// DataMarkTTL: the mark that this Redis still holds wecodex's data (see
+	// Keys.DataMark) only has to outlive every frame and lease it vouches
+	// for; each frame that goes missing renews it.
+	DataMarkTTL = ConversationTTL
 )
 
 // Keys builds the Redis keys under one prefix. The keys of one
@@ -130,6 +134,17 @@ func (k Keys) Phase(threadID, itemID string) string {
 // release before, so a replica of either version never meets the other's
 // type; see LegacyFrame.)
 func (k Keys) Frame(streamID string) string { return k.prefix + "webhook:frame:" + streamID }
+
+// DataMark says this Redis still holds the data wecodex wrote: its absence
+// when a frame is missing tells "Redis lost its data" (restarted empty,
+// failed over) from "the stream is unknown". DataLoss is set, with the
+// window it is told for as its TTL, when the mark was found gone. Both carry
+// the hash tag {data}, so one script sets them together. TTL DataMarkTTL.
+func (k Keys) DataMark() string { return k.prefix + "{data}:mark" }
+
+// DataLoss exists for a while after the data mark was found gone (see
+// Webhook.NoteMissingFrame). TTL: the window the caller passes.
+func (k Keys) DataLoss() string { return k.prefix + "{data}:loss" }
 
 // LegacyFrame is where the release before this one (f4bf939) kept a
 // stream's frame, as one string: a state byte, an owner record and the

@@ -30,6 +30,8 @@ func TestKeysLayout(t *testing.T) {
 		{k.Phase("th", "it"), "wx:phase:th:it"},
 		{k.Frame("s1"), "wx:webhook:frame:s1"},
 		{k.LegacyFrame("s1"), "wx:frame:s1"},
+		{k.DataMark(), "wx:{data}:mark"},
+		{k.DataLoss(), "wx:{data}:loss"},
 		{k.App().Cache("qywx_token"), "wx:{cache:qywx_token}"},
 		{k.App().CacheFill("qywx_token"), "wx:{cache:qywx_token}:fill"},
 		{k.App().Pace("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:sends"},

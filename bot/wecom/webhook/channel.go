@@ -38,6 +38,9 @@ type Options struct {
 	// message WeCom still shows stream frames. Zero means
 	// DefaultStreamWindow.
 	StreamWindow time.Duration
+	// RestoreEvery is how often a replica writes back the frames of its
+	// running streams that Redis lost; zero means DefaultRestoreEvery.
+	RestoreEvery time.Duration
 	// Logger receives the channel's log lines; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -50,8 +53,10 @@ type Channel struct {
 	store   Store
 	deliver Deliverer
 	window  time.Duration
-	log     *slog.Logger
-	hooks   testHooks
+	// restoreEvery: see Options.RestoreEvery.
+	restoreEvery time.Duration
+	log          *slog.Logger
+	hooks        testHooks
 	// running are the streams whose turns run here, for refreshes that
 	// find no frame in Redis.
 	running runningStreams
@@ -70,10 +75,13 @@ func New(st Store, d Deliverer, o Options) (*Channel, error) {
 	if o.StreamWindow <= 0 {
 		o.StreamWindow = DefaultStreamWindow
 	}
+	if o.RestoreEvery <= 0 {
+		o.RestoreEvery = DefaultRestoreEvery
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Channel{store: st, deliver: d, window: o.StreamWindow, log: o.Logger.With("channel", Name)}, nil
+	return &Channel{store: st, deliver: d, window: o.StreamWindow, restoreEvery: o.RestoreEvery, log: o.Logger.With("channel", Name)}, nil
 }
 
 // Name returns the constant Name: queued messages carry it, so it never

@@ -66,8 +66,15 @@ func testConfig(t *testing.T, name string) bot.Config {
 // newReplica builds an engine on st; run starts it.
 func newReplica(t *testing.T, st fullStore, cfg bot.Config) *replica {
 	t.Helper()
+	return newReplicaWith(t, st, cfg, webhook.Options{})
+}
+
+// newReplicaWith is newReplica with the channel's options o (the stream
+// window is an hour, the logger cfg's).
+func newReplicaWith(t *testing.T, st fullStore, cfg bot.Config, o webhook.Options) *replica {
+	t.Helper()
 	r := &replica{agent: newFakeAgent(cfg.Replica), out: &deliveries{}}
-	e, err := newEngine(cfg, st, r.agent, r.out)
+	e, err := newEngineWith(cfg, st, r.agent, r.out, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +235,12 @@ type engine struct {
 }
 
 func newEngine(cfg bot.Config, st fullStore, agent acpbridge.Agent, d webhook.Deliverer) (*engine, error) {
-	ch, err := webhook.New(st, d, webhook.Options{StreamWindow: time.Hour, Logger: cfg.Logger})
+	return newEngineWith(cfg, st, agent, d, webhook.Options{})
+}
+
+func newEngineWith(cfg bot.Config, st fullStore, agent acpbridge.Agent, d webhook.Deliverer, o webhook.Options) (*engine, error) {
+	o.StreamWindow, o.Logger = time.Hour, cfg.Logger
+	ch, err := webhook.New(st, d, o)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,15 @@ package webhook_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/store"
 )
 
 // heldFrames is the shared store with the frame writes of turns held while
@@ -66,64 +69,185 @@ func flushPrefix(t *testing.T, prefix string) {
 	}
 }
 
-// Redis loses everything mid-turn and WeCom refreshes before the turn writes
-// its frame again: the refresh is answered from the running turn, not
-// finished, and writes nothing; the card then goes on and finishes with the
-// whole answer. A refresh once the turn is gone from every replica and the
-// frame is gone is unknown again.
-func TestRefreshAfterRedisLostTheFrameOfARunningTurn(t *testing.T) {
+// restoreTicks drives the write-back of lost frames by hand: tick makes
+// every running turn of the replica try once, and tells whether one wrote.
+type restoreTicks struct {
+	mu    sync.Mutex
+	ticks map[string]chan time.Time
+	done  chan bool
+}
+
+func newRestoreTicks(ch *webhook.Channel) *restoreTicks {
+	r := &restoreTicks{ticks: map[string]chan time.Time{}, done: make(chan bool, 16)}
+	webhook.SetRestoreHooks(ch, r.of, func(_ string, stored bool) { r.done <- stored })
+	return r
+}
+
+func (r *restoreTicks) of(stream string) <-chan time.Time { return r.ch(stream) }
+
+func (r *restoreTicks) ch(stream string) chan time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ticks[stream] == nil {
+		r.ticks[stream] = make(chan time.Time)
+	}
+	return r.ticks[stream]
+}
+
+// tick makes the turn of stream write its frame back if it is lost, and
+// returns whether it wrote.
+func (r *restoreTicks) tick(t *testing.T, stream string) bool {
+	t.Helper()
+	select {
+	case r.ch(stream) <- time.Now():
+	case <-time.After(hangGuard):
+		t.Fatalf("the turn of %s never waited for its restore tick", stream)
+	}
+	select {
+	case stored := <-r.done:
+		return stored
+	case <-time.After(hangGuard):
+		t.Fatalf("the turn of %s never tried to write its frame back", stream)
+		return false
+	}
+}
+
+// Redis loses everything mid-turn and WeCom refreshes on the replica that
+// does not run the turn, before the turn wrote anything again (its frame
+// writes are held): the refresh is answered not finished. The owner writes
+// its frame back on its next restore tick, every replica then shows it,
+// and the card goes on and finishes with the whole answer. Ten runs, each
+// with its own Redis keys.
+func TestRefreshOnAnotherReplicaAfterRedisLostTheFrame(t *testing.T) {
+	for run := range 10 {
+		t.Run(fmt.Sprint(run), testRefreshOnAnotherReplicaAfterRedisLostTheFrame)
+	}
+}
+
+func testRefreshOnAnotherReplicaAfterRedisLostTheFrame(t *testing.T) {
 	prefix := testenv.Prefix(t, "redislost")
 	st := &heldFrames{fullStore: testenv.OpenStores(t, prefix)}
-	r := newReplica(t, st, testConfig(t, "r1"))
-	r.run(t)
+	owner := newReplica(t, st, testConfig(t, "r1"))
+	ticks := newRestoreTicks(owner.e.ch)
+	other := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "r2"))
+	owner.run(t)
+	other.run(t)
 
 	const text = "half:g"
 	whole := "answer to: " + text
 	m := msg("m1", "alice", text)
-	stream := receive(t, r.e, m).StreamID
-	asker := webhook.Asker{Conversation: m.Conversation, User: "alice"}
-	half := whole[:len(whole)/2]
-	shown := waitFrame(t, r.e, stream, "showing the first half", func(f webhook.Frame) bool {
-		return strings.Contains(f.Content, half) && !f.Finish
+	stream := receive(t, owner.e, m).StreamID
+	asker := single("alice")
+	shown := waitFrame(t, other.e, stream, "showing the first half", func(f webhook.Frame) bool {
+		return strings.Contains(f.Content, whole[:len(whole)/2]) && !f.Finish
 	})
 
 	st.hold()
-	t.Cleanup(st.release) // before the replica stops, should the test fail while held
+	t.Cleanup(st.release) // before the replicas stop, should the test fail while held
 	flushPrefix(t, prefix)
-	if _, _, _, _, ok, err := st.LoadFrame(context.Background(), stream); err != nil || ok {
+	ctx := context.Background()
+	if _, _, _, _, ok, err := st.LoadFrame(ctx, stream); err != nil || ok {
 		t.Fatalf("frame after the flush: ok %v, err %v; want none", ok, err)
 	}
 
-	f, ok, err := r.e.Frame(context.Background(), stream, asker)
-	if err != nil || !ok {
-		t.Fatalf("refresh of the running stream: ok %v, err %v", ok, err)
+	working := webhook.Frame{StreamID: stream, Content: webhook.TextStillWorking}
+	for range 2 { // the refresh that finds the loss, and one after it
+		if f, ok, err := other.e.Frame(ctx, stream, asker); err != nil || !ok || f != working {
+			t.Fatalf("refresh on r2 after the loss = %+v, %v, %v; want %+v", f, ok, err, working)
+		}
 	}
-	if f.Finish || f.Content != shown.Content {
-		t.Fatalf("refresh of the running stream = %+v; want not finished, showing %q", f, shown.Content)
+	// It says no more than of a stream that never was, to anyone.
+	if f, ok, err := other.e.Frame(ctx, "nosuchstream", single("bob")); err != nil || !ok || f != (webhook.Frame{StreamID: "nosuchstream", Content: webhook.TextStillWorking}) {
+		t.Fatalf("bob's refresh of a made-up stream after the loss = %+v, %v, %v", f, ok, err)
 	}
-	// Someone else learns nothing of it.
-	if f, ok, _ := r.e.Frame(context.Background(), stream, webhook.Asker{Conversation: msg("x", "bob", "").Conversation, User: "bob"}); ok {
-		t.Fatalf("bob's refresh of alice's running stream = %+v, want unknown", f)
+	// The owner answers from its running turn: what it showed last, which
+	// is what r2 showed unless a newer frame is held.
+	mine, ok, err := owner.e.Frame(ctx, stream, asker)
+	if err != nil || !ok || mine.Finish || !strings.HasPrefix(mine.Content, shown.Content[:strings.Index(shown.Content, "answer t")]) {
+		t.Fatalf("refresh on r1 after the loss = %+v, %v, %v; want not finished, as %+v", mine, ok, err, shown)
 	}
-	if _, _, _, _, ok, err := st.LoadFrame(context.Background(), stream); err != nil || ok {
-		t.Fatalf("frame after the refresh: ok %v, err %v; the refresh must write nothing", ok, err)
+	if _, _, _, _, ok, err := st.LoadFrame(ctx, stream); err != nil || ok {
+		t.Fatalf("frame after the refreshes: ok %v, err %v; a refresh must write nothing", ok, err)
+	}
+
+	if !ticks.tick(t, stream) {
+		t.Fatal("the owner's restore tick did not write the lost frame back")
+	}
+	if f, ok, err := other.e.Frame(ctx, stream, asker); err != nil || !ok || f != mine {
+		t.Fatalf("refresh on r2 after the write-back = %+v, %v, %v; want %+v", f, ok, err, mine)
+	}
+	if ticks.tick(t, stream) {
+		t.Fatal("a second restore tick wrote over a frame that was there")
 	}
 
 	st.release()
-	r.agent.release("g")
-	final := waitFinished(t, r.e, stream)
+	owner.agent.release("g")
+	final := waitFinished(t, other.e, stream)
 	if !strings.Contains(final.Content, whole) {
 		t.Fatalf("final frame %q does not carry the whole answer %q", final.Content, whole)
 	}
-	got, ok, err := r.e.Frame(context.Background(), stream, asker)
-	if err != nil || !ok || !got.Finish || got.Content != final.Content {
-		t.Fatalf("refresh after the end = %+v, %v, %v; want the final frame", got, ok, err)
+	got, ok, err := other.e.Frame(ctx, stream, asker)
+	if err != nil || !ok || got != final {
+		t.Fatalf("refresh on r2 after the end = %+v, %v, %v; want the final frame", got, ok, err)
+	}
+}
+
+// Past the loss window a refresh of a lost frame is answered not finished
+// while the conversation's turn holds its lease on a live replica (the
+// owner has re-taken it), and unknown once no replica runs it.
+func TestRefreshOfALostFrameAfterTheLossWindow(t *testing.T) {
+	prefix := testenv.Prefix(t, "redislost")
+	st := &heldFrames{fullStore: testenv.OpenStores(t, prefix)}
+	owner := newReplica(t, st, testConfig(t, "r1"))
+	newRestoreTicks(owner.e.ch) // never ticked: the frame stays lost
+	// A loss window of 3 ms: over long before the test looks again.
+	other := newReplicaWith(t, testenv.OpenStores(t, prefix), testConfig(t, "r2"), webhook.Options{RestoreEvery: time.Millisecond})
+	owner.run(t)
+
+	m := msg("m1", "alice", "half:g")
+	stream := receive(t, owner.e, m).StreamID
+	asker := single("alice")
+	waitFrame(t, other.e, stream, "running", func(f webhook.Frame) bool { return strings.Contains(f.Content, "answer t") && !f.Finish })
+
+	st.hold()
+	t.Cleanup(st.release)
+	flushPrefix(t, prefix)
+	ctx := context.Background()
+	working := webhook.Frame{StreamID: stream, Content: webhook.TextStillWorking}
+	if f, ok, err := other.e.Frame(ctx, stream, asker); err != nil || !ok || f != working {
+		t.Fatalf("refresh that finds the loss = %+v, %v, %v; want %+v", f, ok, err, working)
+	}
+	lossKey := store.NewKeys(prefix).DataLoss()
+	redis := testenv.Redis(t)
+	eventually(t, func() string { return "the loss window never closed" }, func() bool {
+		n, err := redis.Exists(ctx, lossKey).Result()
+		return err == nil && n == 0
+	})
+	// The owner re-takes its lease and beats its heartbeat on its own.
+	eventually(t, func() string { return "the owner never re-took its lease" }, func() bool {
+		ok, err := st.TurnRunning(ctx, m.Conversation.Key())
+		return err == nil && ok
+	})
+	if f, ok, err := other.e.Frame(ctx, stream, asker); err != nil || !ok || f != working {
+		t.Fatalf("refresh past the window while the turn runs = %+v, %v, %v; want %+v", f, ok, err, working)
+	}
+	// Another conversation runs nothing: unknown.
+	if f, ok, err := other.e.Frame(ctx, stream, single("bob")); err != nil || ok {
+		t.Fatalf("bob's refresh past the window = %+v, %v, %v; want unknown", f, ok, err)
 	}
 
-	// The turn is over here: a lost frame is unknown again.
-	eventually(t, func() string { return "the turn never ended" }, func() bool {
-		flushPrefix(t, prefix)
-		_, ok, err := r.e.Frame(context.Background(), stream, asker)
-		return err == nil && !ok
+	st.release()
+	owner.agent.release("g")
+	waitFinished(t, other.e, stream)
+	flushPrefix(t, prefix)
+	if f, ok, err := other.e.Frame(ctx, stream, asker); err != nil || !ok || f != working {
+		t.Fatalf("refresh that finds the second loss = %+v, %v, %v; want %+v", f, ok, err, working)
+	}
+	eventually(t, func() string { return "the second loss window never closed" }, func() bool {
+		n, err := redis.Exists(ctx, lossKey).Result()
+		return err == nil && n == 0
 	})
+	if f, ok, err := other.e.Frame(ctx, stream, asker); err != nil || ok {
+		t.Fatalf("refresh once no replica runs the turn = %+v, %v, %v; want unknown", f, ok, err)
+	}
 }

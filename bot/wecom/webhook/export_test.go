@@ -15,6 +15,18 @@ func SetWindowHook(c *Channel, window func(streamID string) <-chan time.Time) {
 // its final status. Call it before the engine runs.
 func SetTurnEndedHook(c *Channel, f func(streamID string)) { c.hooks.turnEnded = f }
 
+// SetRestoreHooks make tick decide when each running turn writes its lost
+// frame back, instead of a ticker, and call done after each attempt
+// (stored: the frame was missing and written). Call it before the engine
+// runs.
+func SetRestoreHooks(c *Channel, tick func(streamID string) <-chan time.Time, done func(streamID string, stored bool)) {
+	c.hooks.restore, c.hooks.restored = tick, done
+}
+
+// TextStillWorking is what a refresh of a running stream whose frame is
+// lost shows when nothing better is known.
+const TextStillWorking = textStillWorking
+
 // FrameOf is a stream's frame whoever owns it, for tests that follow a
 // stream without playing WeCom.
 func FrameOf(c *Channel, ctx context.Context, streamID string) (Frame, bool, error) {

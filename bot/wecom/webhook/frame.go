@@ -73,13 +73,7 @@ func (c *Channel) Frame(ctx context.Context, streamID string, from Asker) (Frame
 		return Frame{StreamID: streamID}, false, err
 	}
 	if !ok {
-		// Redis may have lost the frame of a turn running here; the turn's
-		// next write puts it back.
-		if f, ok := c.running.frame(streamID, owner(from.Conversation, from.User)); ok {
-			c.log.Info("refresh of a running stream whose frame the store lost; answered from the running turn", "stream", streamID)
-			return f, true, nil
-		}
-		return Frame{StreamID: streamID}, false, nil
+		return c.missingFrame(ctx, streamID, from) // see lostframe.go
 	}
 	if s.owner != owner(from.Conversation, from.User) {
 		c.log.Info("refresh of a stream owned by another conversation or user refused", "stream", streamID, "conv", from.Conversation, "user", from.User)

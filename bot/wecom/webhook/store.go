@@ -1,6 +1,9 @@
 package webhook
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Store is the shared state the webhook channel needs; package store
 // implements it over Redis (store.Webhook). A frame is stored by field: its
@@ -19,6 +22,13 @@ type Store interface {
 	// LegacyFrame returns the frame a replica of the release before this
 	// one wrote, as it wrote it (see legacyframe.go); ok is false when none.
 	LegacyFrame(ctx context.Context, streamID string) (frame []byte, ok bool, err error)
+	// NoteMissingFrame is told that a stream's frame is missing; lost is
+	// true while Redis lost its data (restarted empty, failed over) less
+	// than window ago.
+	NoteMissingFrame(ctx context.Context, window time.Duration) (lost bool, err error)
+	// TurnRunning reports whether a turn of conv holds its lease on a
+	// replica whose heartbeat is current.
+	TurnRunning(ctx context.Context, conv string) (bool, error)
 	// SaveRest keeps a long answer, unread from byte offset from, for the
 	// conversation's /more, replacing any earlier one.
 	SaveRest(ctx context.Context, conv, title, answer string, from int) error

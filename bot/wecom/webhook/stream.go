@@ -37,6 +37,7 @@ type stream struct {
 	t            bot.Turn
 	pub          bot.CardControl
 	stopWindow   func()
+	stopKeep     func()
 	open         bool
 	from         int
 	shown        int
@@ -60,6 +61,7 @@ func (s *stream) Requeued() bool { return s.requeued }
 func (s *stream) Start(card bot.CardControl) {
 	s.pub = card
 	s.stopWindow = s.c.watchWindow(s)
+	s.stopKeep = s.c.keepFrame(s.t.To.Stream)
 }
 
 // Render is the frame the card shows now.
@@ -76,6 +78,7 @@ func (s *stream) Ended() {
 		s.c.hooks.turnEnded(s.t.To.Stream)
 	}
 	s.stopWindow()
+	s.stopKeep()
 }
 
 // Finish delivers what the stream could not show.
@@ -116,9 +119,7 @@ func (s *stream) emit(ctx context.Context, f shown, final bool) {
 		s.log.Info("stream window closed; the rest follows as separate messages")
 	}
 	s.shown = f.BodyEnd
-	if state == frameRunning {
-		s.c.running.show(s.t.To.Stream, content)
-	}
+	s.c.running.show(s.t.To.Stream, content, state == frameFinished)
 	if state == frameFinished {
 		s.open = false
 		s.from = f.BodyEnd

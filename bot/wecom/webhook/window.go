@@ -17,6 +17,12 @@ type testHooks struct {
 	// turnEnded runs once a turn's end is recorded on its card, before the
 	// card gets its final status and the publisher closes.
 	turnEnded func(streamID string)
+	// restore returns the channel whose ticks make the turn with this
+	// stream id write its lost frame back, instead of a ticker.
+	restore func(streamID string) <-chan time.Time
+	// restored runs after each write-back attempt; stored says whether
+	// the frame was missing and written.
+	restored func(streamID string, stored bool)
 }
 
 // watchWindow finishes the turn's stream when the platform's stream window
