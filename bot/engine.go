@@ -20,8 +20,11 @@ type Config struct {
 	// that names this replica). Required.
 	Replica string
 	// WorkspaceRoot is agent.workspace_root: each conversation works in its
-	// own directory below it.
+	// own directory below it, unless Projects gives it a project's.
 	WorkspaceRoot string
+	// Projects says which project a conversation works in and prepares its
+	// directory there; nil means no projects are configured.
+	Projects Projects
 	// TurnTimeout is agent.turn_timeout: a turn running longer is cancelled
 	// and its card says it failed.
 	TurnTimeout time.Duration

@@ -12,14 +12,21 @@ import (
 // session returns the agent session the conversation's next turn runs in,
 // creating its workspace and a session when needed. note is a line for the
 // card when the earlier session could not be continued.
-func (r *turnRunner) session(ctx context.Context, conv string, takeover bool) (id acp.SessionId, cwd, note string, err error) {
-	cwd, err = ensureWorkspace(r.cfg.WorkspaceRoot, conv)
+// A session recorded in another directory (the conversation's project
+// changed) is not continued: the next one starts fresh in the new one.
+func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id acp.SessionId, cwd, note string, err error) {
+	conv := q.Conversation
+	cwd, err = r.workingDir(ctx, q)
 	if err != nil {
 		return "", "", "", &stepError{stepStartSession, err}
 	}
-	recorded, _, err := r.store.Conversation(ctx, conv)
+	recorded, recordedCwd, err := r.store.Conversation(ctx, conv)
 	if err != nil {
 		return "", "", "", &stepError{stepStartSession, fmt.Errorf("read session of %s: %w", conv, err)}
+	}
+	if recorded != "" && recordedCwd != "" && recordedCwd != cwd {
+		r.log.Info("conversation works in another directory now; starting a fresh session", "conv", conv, "session", recorded)
+		recorded = ""
 	}
 	if recorded != "" {
 		sid := acp.SessionId(recorded)

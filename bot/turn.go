@@ -207,7 +207,7 @@ func outcomeOf(st cards.Status, turnCtx context.Context) Outcome {
 
 // prompt opens the conversation's session and runs the turn in it.
 func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sink turnSink, takeover bool) (acp.StopReason, error) {
-	sid, cwd, note, err := r.session(ctx, q.Conversation, takeover)
+	sid, cwd, note, err := r.session(ctx, q, takeover)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -68,4 +69,17 @@ func ensureWorkspace(root, conversation string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// workingDir is the directory q's turn works in: its project's (see
+// Projects), else the conversation's own workspace.
+func (r *turnRunner) workingDir(ctx context.Context, q queued) (string, error) {
+	if project := r.projectOf(q); project != "" {
+		dir, err := r.cfg.Projects.Workspace(ctx, project, q.Conversation)
+		if err != nil {
+			return "", fmt.Errorf("prepare project %s for %s: %w", project, q.Conversation, err)
+		}
+		return dir, nil
+	}
+	return ensureWorkspace(r.cfg.WorkspaceRoot, q.Conversation)
 }

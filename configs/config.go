@@ -18,6 +18,7 @@ type Config struct {
 	Access     AccessConfig     `mapstructure:"access"`
 	Cards      CardsConfig      `mapstructure:"cards"`
 	Playground PlaygroundConfig `mapstructure:"playground"`
+	Projects   ProjectsConfig   `mapstructure:"projects"`
 }
 
 // LogConfig is the log.* section.
@@ -287,6 +288,7 @@ func Default() *Config {
 		Cards: CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: DefaultUpdateInterval,
 			Files: FilesConfig{MaxCount: DefaultFilesMaxCount, MaxBytes: DefaultFilesMaxBytes, MaxTotalBytes: DefaultFilesMaxTotalBytes}},
 		Playground: PlaygroundConfig{User: "playground"},
+		Projects:   ProjectsConfig{IdleCleanup: DefaultIdleCleanup},
 	}
 }
 

@@ -66,10 +66,17 @@ func Load(path string) (*Config, []Warning, error) {
 	}
 
 	var raw map[string]any
+	var projects []ProjectConfig
+	var projectProblems Problems
 	if path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read config: %w", err)
+		}
+		var dup bool
+		projects, projectProblems, dup = decodeProjects(data)
+		if dup {
+			return nil, nil, projectProblems
 		}
 		// Parsed twice: viper folds keys to lower case, which is right for our
 		// keys but wrong for the keys of agent.acp.env (environment variable
@@ -85,6 +92,8 @@ func Load(path string) (*Config, []Warning, error) {
 
 	cfg := Default()
 	ps := decodeKeys(v, cfg, keys)
+	cfg.Projects.List = projects
+	ps = append(ps, projectProblems...)
 	ps = append(ps, restoreMapCase(cfg, raw, keys)...)
 	// An empty list or map in the file means the same as none: one zero value.
 	for _, k := range keys {
@@ -170,6 +179,9 @@ func Keys() []Key {
 	walk = func(t reflect.Type, prefix string, index []int) {
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if f.Tag.Get("mapstructure") == "-" {
+				continue // read on its own (projects.<name>)
+			}
 			name := prefix + f.Tag.Get("mapstructure")
 			idx := append(append([]int(nil), index...), i)
 			if f.Type.Kind() == reflect.Struct {

@@ -36,7 +36,7 @@ func unknownKeys(raw map[string]any, keys []Key) ([]Warning, Problems) {
 		for k, v := range m {
 			full, lower := prefix+k, lowerPrefix+strings.ToLower(k)
 			switch {
-			case known[lower]:
+			case known[lower], ownedByProjects(lower):
 			case sections[lower]:
 				if sub, ok := v.(map[string]any); ok {
 					walk(sub, full+".", lower+".")

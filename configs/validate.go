@@ -99,6 +99,7 @@ func (c *Config) Validate() error {
 	validateMedia(c.WeCom.Media, add)
 	validateAllowedHosts(c.WeCom.AllowedHosts, add)
 	validateMetrics(c.Metrics, add)
+	validateProjects(c, add)
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")
 

@@ -19,6 +19,7 @@ import (
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/metrics"
+	"github.com/wecodex/wecodex/projects"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -40,6 +41,10 @@ type engine struct {
 	// still has no login (checked on each /readyz, so a login made while
 	// the service runs clears it); nil for other agents.
 	loginMissing func() bool
+	// projects, when configured, has its idle worktrees removed while the
+	// engine runs.
+	projects    *projects.Registry
+	idleCleanup time.Duration
 }
 
 // startEngine builds the agent (agent.kind) and the engine over db with
@@ -52,11 +57,17 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
 	logSandbox(log, cfg, sandbox)
+	reg, err := newProjects(cfg, root, log)
+	if err != nil {
+		return nil, err
+	}
 	agent, err := newAgent(ctx, cfg, sandbox, store.NewPhases(db), obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
-	e, err := bot.New(engineConfig(cfg, root, replica, obs, log), engineStore(db), agent, botChannels(chans)...)
+	ecfg := engineConfig(cfg, root, replica, obs, log)
+	ecfg.Projects = botProjects(reg)
+	e, err := bot.New(ecfg, engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()
 		return nil, fmt.Errorf("start bot engine: %w", err)
@@ -71,7 +82,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 		}
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
-	eng := &engine{engine: e, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{})}
+	eng := &engine{engine: e, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{}), projects: reg, idleCleanup: cfg.Projects.IdleCleanup}
 	if c := cfg.Agent.Codex; cfg.Agent.Kind == configs.AgentCodex {
 		home := c.CodexHome(os.Getenv)
 		eng.loginMissing = func() bool { return !codexLoggedIn(c, home) }
@@ -131,6 +142,13 @@ func (e *engine) run(ctx context.Context, chans []*channel) {
 	defer close(e.runDone)
 	var conns sync.WaitGroup
 	defer conns.Wait()
+	if e.projects != nil {
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			runCleanup(ctx, e.projects, e.idleCleanup, e.log)
+		}()
+	}
 	for _, ch := range chans {
 		if ch.run == nil {
 			continue

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/childenv"
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/projects"
+)
+
+// newProjects is the registry of projects.*, or nil when none are
+// configured. root is the absolute agent.workspace_root.
+func newProjects(cfg *configs.Config, root string, log *slog.Logger) (*projects.Registry, error) {
+	if len(cfg.Projects.List) == 0 {
+		return nil, nil
+	}
+	list := make([]projects.Project, 0, len(cfg.Projects.List))
+	for _, p := range cfg.Projects.List {
+		list = append(list, projectOf(p))
+	}
+	env, _ := childenv.Filter(os.Environ())
+	reg, err := projects.New(list, projects.Options{
+		StateDir:      configs.StateDir(),
+		WorkspaceRoot: root,
+		IdleCleanup:   cfg.Projects.IdleCleanup,
+		Env:           env,
+		Logger:        log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("projects: %w", err)
+	}
+	return reg, nil
+}
+
+// projectOf is one projects.<name> as package projects takes it.
+func projectOf(p configs.ProjectConfig) projects.Project {
+	return projects.Project{
+		Name: p.Name, Path: p.Path, Git: p.Git, Ref: p.Ref,
+		Users: p.Users, Chats: p.Chats, Default: p.Default,
+		GroupSessions: p.GroupSessions,
+		Settings: projects.Settings{
+			Model: p.Model, Effort: p.Effort, Approval: p.Approval, Approvers: p.Approvers,
+			SandboxRead: p.Sandbox.Read, Instructions: p.Instructions,
+		},
+	}
+}
+
+// engineProjects is what the engine declares it needs of the registry.
+type engineProjects struct{ reg *projects.Registry }
+
+var _ bot.Projects = engineProjects{}
+
+func (e engineProjects) Resolve(chat, user string) (string, bool) {
+	p, ok := e.reg.Resolve(chat, user)
+	return p.Name, ok
+}
+
+func (e engineProjects) Workspace(ctx context.Context, project, conversation string) (string, error) {
+	w, err := e.reg.Workspace(ctx, project, conversation)
+	return w.Dir, err
+}
+
+// botProjects is the engine's Projects over reg; nil for none, so the
+// engine knows no projects are configured.
+func botProjects(reg *projects.Registry) bot.Projects {
+	if reg == nil {
+		return nil
+	}
+	return engineProjects{reg}
+}
+
+// cleanupInterval is how often idle worktrees are looked for: often enough
+// that one goes within a tenth past its idle time, at most hourly.
+func cleanupInterval(idle time.Duration) time.Duration {
+	return min(max(idle/10, time.Second), time.Hour)
+}
+
+// runCleanup removes idle worktrees until ctx ends.
+func runCleanup(ctx context.Context, reg *projects.Registry, idle time.Duration, log *slog.Logger) {
+	t := time.NewTicker(cleanupInterval(idle))
+	defer t.Stop()
+	for {
+		if _, err := reg.Cleanup(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Warn("remove idle worktrees", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// projectDirFor is the registry's answer for the sandbox: what a session
+// working in dir reaches beyond it, when dir is a project's.
+func projectDirFor(reg *projects.Registry, dir string) (projects.Workspace, projects.Project, bool) {
+	if reg == nil {
+		return projects.Workspace{}, projects.Project{}, false
+	}
+	return reg.ForDir(filepath.Clean(dir))
+}

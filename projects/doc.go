@@ -1,0 +1,42 @@
+// Package projects owns the projects admins bind chats and users to
+// (projects: in the YAML): which project a conversation works in, and the
+// directory it works in there.
+//
+// A Registry holds the projects in the admin's order. Resolve answers "which
+// project does this conversation get": the first project whose Chats name
+// the conversation's group chat or whose Users name its user, else the one
+// marked Default, else none (the engine then gives the conversation an
+// empty directory of its own, as without projects). Workspace answers "give
+// me the working directory of conversation X in project P", preparing it:
+//
+//   - a Path project is an existing checkout; every conversation works in it
+//     as it is.
+//   - a Git project is cloned once per replica into the state directory
+//     (Options.StateDir/projects/<name>/clone.git, bare), under a file lock so
+//     two replicas sharing the directory, or two turns at once, never race
+//     (the worktrees have a lock of their own),
+//     and fetched when a conversation starts on it. Each conversation then
+//     works in its own git worktree (Options.WorkspaceRoot/.projects/<name>/<id>)
+//     on the branch wecodex/<id>, made from the project's Ref on first use;
+//     <id> is the conversation's key made into one path element and a valid
+//     ref name (ConversationID). Two conversations never see each other's
+//     uncommitted changes.
+//
+// A conversation's worktree belongs to a git directory of its own
+// (WorkspaceRoot/.projects/<name>/.git/<id>.git), whose objects fall back
+// to the clone's through git's alternates: so the conversation's commands can
+// run git add and git commit with write access to its worktree and that one
+// directory (Workspace.Write), reading the clone's objects (Workspace.Read),
+// and nothing of another conversation. (A worktree of the shared clone
+// itself would need the clone's objects and refs writable by every
+// conversation.)
+//
+// Cleanup removes the worktrees unused for Options.IdleCleanup; their
+// branches stay, and the next message makes the worktree again from the
+// branch.
+//
+// The package knows nothing of the engine, the store or Codex: cmd/wecodex
+// builds a Registry from the configs and hands the engine what it declares
+// it needs (bot.Projects), and the sandbox what a workspace must reach
+// (ForDir).
+package projects
