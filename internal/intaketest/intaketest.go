@@ -76,6 +76,13 @@ func (r *Recorder) Count() int {
 	return len(r.got)
 }
 
+// All is every message received so far, in the order intake got them.
+func (r *Recorder) All() []bot.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
 // SameAttachments compares attachments field by field, bytes included.
 func SameAttachments(got, want []bot.Attachment) bool {
 	return slices.EqualFunc(got, want, func(a, b bot.Attachment) bool {

@@ -132,6 +132,9 @@ func (c *Channel) receive(ctx context.Context, in Intake, f Frame) string {
 		c.fetchThenReceive(in, m, cb.Media)
 		return bot.CallbackOK
 	}
+	if c.joinBusyLine(in, m) {
+		return bot.CallbackOK // received after the message before it (media.go)
+	}
 	if _, err := in.Receive(ctx, m); err != nil {
 		c.log.Warn("message not taken", "msgid", cb.MsgID, "err", err)
 		return bot.CallbackError

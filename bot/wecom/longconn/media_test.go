@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,47 @@ func TestLongConnStrangersFilesNotFetched(t *testing.T) {
 	}
 	if n := c.media.Gets(l); n != 0 {
 		t.Fatalf("the media server was asked %d times for a stranger's picture, want 0", n)
+	}
+}
+
+// A picture, then a text and a second picture in the same chat, the
+// picture's download held: nothing of that chat is received before the
+// picture, and then all three in the order they were sent; another chat's
+// text meanwhile is not held. The download is held instead of the 50 ms a
+// user leaves between the two, so the order cannot depend on speed.
+func TestLongConnMessagesOfAChatRunInOrder(t *testing.T) {
+	c := newMediaConn(t, wecom.Fetcher{})
+	first, release, err := c.media.AddHeld(wecomtest.MediaFile{Data: intaketest.PNG})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := c.link(t, wecomtest.MediaFile{Data: intaketest.PNG})
+	c.push(t, wecomtest.LongConnMessage{MsgID: "pic1", UserID: "zhangsan", MsgType: "image", Link: first})
+	c.push(t, wecomtest.LongConnMessage{MsgID: "txt1", UserID: "zhangsan", Text: "what is in the picture?"})
+	c.push(t, wecomtest.LongConnMessage{MsgID: "pic2", UserID: "zhangsan", MsgType: "image", Link: second})
+	// Callbacks are handled in arrival order: once lisi's text is received,
+	// zhangsan's three were handled and wait.
+	c.push(t, wecomtest.LongConnMessage{MsgID: "other", UserID: "lisi", Text: "meanwhile"})
+	if m := c.rec.Wait(t, time.Minute); m.ID != "other" || c.rec.Count() != 1 {
+		t.Fatalf("first message taken %q (%d in all), want lisi's text alone while the picture downloads", m.ID, c.rec.Count())
+	}
+	release()
+	for range 3 {
+		c.rec.Wait(t, time.Minute)
+	}
+	var got []string
+	for _, m := range c.rec.All()[1:] {
+		got = append(got, m.ID)
+		if m.ID != "txt1" && (len(m.Attachments) != 1 || m.Attachments[0].Problem != "") {
+			t.Fatalf("%s taken with attachments %+v", m.ID, m.Attachments)
+		}
+	}
+	if want := []string{"pic1", "txt1", "pic2"}; !slices.Equal(got, want) {
+		t.Fatalf("zhangsan's messages taken in the order %q, want %q", got, want)
+	}
+	// The line is gone: a text now is taken at once, in the callback.
+	c.push(t, wecomtest.LongConnMessage{MsgID: "txt2", UserID: "zhangsan", Text: "thanks"})
+	if m := c.rec.Wait(t, time.Minute); m.ID != "txt2" || c.rec.Count() != 5 {
+		t.Fatalf("then %q, %d messages; want txt2, 5", m.ID, c.rec.Count())
 	}
 }
