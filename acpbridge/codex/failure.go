@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/wecodex/wecodex/acpbridge"
 )
@@ -12,7 +13,10 @@ import (
 // model request that never reached the provider. Codex 0.171.0 retries such
 // a request forever ("Reconnecting... waiting for network", backing off to
 // minutes), whatever the provider's request_max_retries and
-// stream_max_retries say; four retries take it 35-50 s.
+// stream_max_retries say: over a websocket (its default provider) it first
+// counts its own stream budget ("Reconnecting... 2/5" to "5/5", about a
+// second apart), then goes on over HTTP uncounted. Four retries take 4 s on
+// the websocket and 35-50 s over HTTP.
 const defaultMaxReconnects = 4
 
 // errorInfo is Codex's codexErrorInfo, reduced to what decides a kind.
@@ -94,17 +98,20 @@ func (a *Agent) turnErrorNotice(c *conn, th *thread, ts *turnState, params []byt
 		ts.finalError = &e
 		return
 	}
+	info := parseErrorInfo(n.Error.CodexErrorInfo)
+	unreachable := info.kind() == acpbridge.KindProviderUnreachable && ts.failure == nil
+	if unreachable {
+		ts.reconnects++
+	}
 	if !ts.retryShown {
 		ts.retryShown = true
 		text := withDetails(n.Error.Message, n.Error.AdditionalDetails) + " (retrying)"
+		if unreachable {
+			text = a.reconnectText(n.Error, ts.reconnects)
+		}
 		ts.sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: text})
 	}
-	info := parseErrorInfo(n.Error.CodexErrorInfo)
-	if info.kind() != acpbridge.KindProviderUnreachable || ts.failure != nil {
-		return
-	}
-	ts.reconnects++
-	if ts.reconnects < a.maxReconnects() {
+	if !unreachable || ts.reconnects < a.maxReconnects() {
 		return
 	}
 	detail := n.Error.Message
@@ -117,6 +124,24 @@ func (a *Agent) turnErrorNotice(c *conn, th *thread, ts *turnState, params []byt
 	if turnID, ok := ts.idOrRequestCancel(); ok {
 		a.interruptAsync(c, th.id, turnID)
 	}
+}
+
+// codexRetryCount is the counter Codex puts in some retry notices
+// ("Reconnecting... 2/5"): its own stream-retry budget, which is not what
+// ends the turn (after it Codex goes on retrying over HTTP, uncounted).
+var codexRetryCount = regexp.MustCompile(`^Reconnecting\.\.\.\s*(\d+/\d+)?:?\s*`)
+
+// reconnectText is the card's line for a retry that did not reach the
+// provider, counted against the bridge's own budget, so that it agrees with
+// the failure that ends the turn ("n attempts"): Codex's counter is
+// replaced, its words kept.
+func (a *Agent) reconnectText(e turnError, attempt int) string {
+	rest := codexRetryCount.ReplaceAllString(e.Message, "")
+	text := fmt.Sprintf("Reconnecting... %d/%d", attempt, a.maxReconnects())
+	if rest != "" {
+		text += ": " + rest
+	}
+	return withDetails(text, e.AdditionalDetails) + " (retrying)"
 }
 
 func (a *Agent) maxReconnects() int {

@@ -5,7 +5,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/wecodex/wecodex/acpbridge"
@@ -60,7 +62,7 @@ func TestUnreachableProviderFailsTheTurn(t *testing.T) {
 		t.Fatalf("kind = %v, want provider unreachable", k)
 	}
 	equalLines(t, "notices", rec.noticeLines(), []string{
-		"warning: Reconnecting... waiting for network: Connection failed: error sending request (retrying)",
+		"warning: Reconnecting... 1/2: waiting for network: Connection failed: error sending request (retrying)",
 	})
 
 	// The thread is free again: a second turn fails the same way, not
@@ -72,6 +74,44 @@ func TestUnreachableProviderFailsTheTurn(t *testing.T) {
 	if len(rec.noticeLines()) != 1 {
 		t.Fatalf("second turn's notices = %q, want the one retry line", rec.noticeLines())
 	}
+}
+
+// TestUnresolvableProviderCountsOneBudget: a provider whose name does not
+// resolve, reached over a websocket as Codex's default provider is. Codex's
+// notices count its own stream budget ("Reconnecting... 2/5", then it
+// retries over HTTP for ever); the card's line counts the bridge's, the one
+// that ends the turn, so it agrees with the failure's "4 attempts".
+func TestUnresolvableProviderCountsOneBudget(t *testing.T) {
+	ctx := testCtx(t)
+	h := codextest.StartWith(t, sm.Sequence(), sm.HomeOptions{})
+	// .invalid never resolves (RFC 6761), with or without a network.
+	config := `model = "gpt-5"
+model_provider = "nodns"
+check_for_update_on_startup = false
+[model_providers.nodns]
+name = "unresolvable"
+base_url = "http://wecodex-nodns.invalid/v1"
+wire_api = "responses"
+supports_websockets = true
+`
+	if err := os.WriteFile(filepath.Join(h.Home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := agentOn(t, h, Options{})
+	id, err := a.NewSession(ctx, h.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	_, err = a.Prompt(ctx, id, acpbridge.TextPrompt("hello"), rec)
+	const detail = "stream disconnected before completion: failed to lookup address information: Name does not resolve"
+	const want = "codex could not reach the model provider (4 attempts): " + detail
+	if err == nil || err.Error() != want || acpbridge.KindOf(err) != acpbridge.KindProviderUnreachable {
+		t.Fatalf("Prompt error = %v (kind %v), want provider unreachable %q", err, acpbridge.KindOf(err), want)
+	}
+	equalLines(t, "notices", rec.noticeLines(), []string{
+		"warning: Reconnecting... 1/4: " + detail + " (retrying)",
+	})
 }
 
 // TestUnauthorizedProviderFailsAsNotAuthenticated: a provider answering 401
