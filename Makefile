@@ -16,6 +16,8 @@ ZED_CODEX_ACP_BIN := $(TOOLS)/zed-codex-acp/node_modules/.bin/codex-acp-linux-x6
 # long-connection server (internal/wecomtest) is checked against.
 AIBOT_SDK_DIR    := $(TOOLS)/aibot-sdk/node_modules/@wecom/aibot-node-sdk
 CONFIG           ?= configs/wecodex.yaml
+# Where build puts the binaries (a test of `make demo` builds into its own).
+BIN              ?= bin
 CHROMIUM         := /usr/bin/chromium
 SUDO             := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -31,7 +33,7 @@ export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 all: build
 
 build:
-	go build -o bin/wecodex ./cmd/wecodex
+	go build -o $(BIN)/wecodex ./cmd/wecodex
 
 # Only what running the bot needs: the pinned Codex (serve and codex-login
 # find it in .tools/ beside bin/, with no PATH change).
@@ -70,16 +72,19 @@ $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji
 
 run: build codex
-	./bin/wecodex serve --config $(CONFIG)
+	$(BIN)/wecodex serve --config $(CONFIG)
 
 # Logs the pinned Codex in with the CODEX_HOME serve uses (the same config);
 # ARGS go to `codex login` (e.g. ARGS=--device-auth).
 login: build codex
-	./bin/wecodex codex-login --config $(CONFIG) $(ARGS)
+	$(BIN)/wecodex codex-login --config $(CONFIG) $(ARGS)
 
 # The same as `make run`, with Codex on a bundled scripted model: no account, no network.
+# Built, then run, not `go run`: go run exits 1 on Ctrl-C whatever its
+# program does, which make reports as an error; the demo itself exits 0.
 demo: build codex
-	go run ./internal/demo/cmd/wecodex-demo --wecodex ./bin/wecodex --codex $(CODEX_BIN) --config $(CONFIG)
+	go build -o $(BIN)/wecodex-demo ./internal/demo/cmd/wecodex-demo
+	$(BIN)/wecodex-demo --wecodex $(BIN)/wecodex --codex $(CODEX_BIN) --config $(CONFIG)
 
 # Besides the single Redis, a Redis Cluster and a Sentinel setup of their own
 # (scripts/with-redis-topologies.sh; their tests skip, saying so, without
