@@ -181,6 +181,11 @@ type CodexConfig struct {
 	// in one more turn. false fails the turn with one line instead. It is
 	// read for agent.kind acp too (an agent that can load sessions).
 	ContinueInterrupted bool `mapstructure:"continue_interrupted"`
+	// IdleUnload is how long a conversation's thread stays loaded in the
+	// app-server after its last turn. Codex lets no other process resume a
+	// loaded thread, so it is also how soon `codex resume` in a terminal
+	// can take a conversation over (`wecodex sessions`).
+	IdleUnload time.Duration `mapstructure:"idle_unload"`
 	// Env is added to the app-server's environment, which otherwise holds
 	// only an allow-listed part of wecodex's (PATH, HOME, locale, proxies,
 	// CA certificates); the commands Codex runs get these names too, except
@@ -277,7 +282,7 @@ func Default() *Config {
 		},
 		Agent: AgentConfig{
 			Kind:               AgentCodex,
-			Codex:              CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request", ContinueInterrupted: true},
+			Codex:              CodexConfig{Bin: "codex", Sandbox: "workspace-write", ApprovalPolicy: "on-request", ContinueInterrupted: true, IdleUnload: DefaultIdleUnload},
 			Sandbox:            SandboxConfig{Read: append([]string(nil), DefaultSandboxRead...)},
 			WorkspaceRoot:      defaultWorkspaceRoot(),
 			TurnTimeout:        DefaultTurnTimeout,

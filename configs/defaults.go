@@ -24,6 +24,9 @@ const (
 	// DefaultMediaMaxFiles is wecom.media.max_files's default
 	// (wecom.DefaultMediaMaxFiles).
 	DefaultMediaMaxFiles = 10
+	// DefaultIdleUnload is agent.codex.idle_unload's
+	// (codex.DefaultIdleUnload).
+	DefaultIdleUnload = 2 * time.Minute
 	// DefaultTurnTimeout is agent.turn_timeout's (bot.DefaultTurnTimeout).
 	DefaultTurnTimeout = 30 * time.Minute
 	// DefaultApprovalTimeout is agent.approval_timeout's

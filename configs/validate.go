@@ -230,6 +230,7 @@ func (c *Config) Validate() error {
 	}
 	required("agent.workspace_root", g.WorkspaceRoot, "(the directory under which each conversation gets its own working directory)")
 	positive("agent.turn_timeout", g.TurnTimeout)
+	positive("agent.codex.idle_unload", g.Codex.IdleUnload)
 	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)
 	positive("agent.approval_timeout", g.ApprovalTimeout)
 	if g.MaxConcurrentTurns <= 0 {

@@ -56,7 +56,7 @@ type Options struct {
 	// IdleUnload is how long a thread stays loaded in the app-server after
 	// its last turn; it is then unloaded (its files closed, its memory
 	// freed) and resumed when its conversation speaks again. 0 means
-	// defaultIdleUnload; negative keeps threads loaded.
+	// DefaultIdleUnload; negative keeps threads loaded.
 	IdleUnload time.Duration
 	// OnRestart, when set, is called each time the app-server is started
 	// again after its first start (it died or the watchdog killed it), for

@@ -6,10 +6,12 @@ import (
 	"time"
 )
 
-// defaultIdleUnload is how long a thread stays loaded after its last turn.
+// DefaultIdleUnload is how long a thread stays loaded after its last turn.
 // A conversation that speaks again within it pays nothing; one that returns
 // later pays a thread/resume (a read of its rollout file, milliseconds).
-const defaultIdleUnload = 2 * time.Minute
+// While it is loaded, Codex refuses to resume the thread in another
+// process (`codex resume` in a terminal: "already has an active writer").
+const DefaultIdleUnload = 2 * time.Minute
 
 // unloadDelayKey is the app-server setting that decides how long a thread
 // nobody is subscribed to stays loaded. Codex 0.171.0 keeps an unsubscribed
@@ -42,7 +44,7 @@ func (a *Agent) scheduleUnload(th *thread) {
 		return
 	}
 	if d == 0 {
-		d = defaultIdleUnload
+		d = DefaultIdleUnload
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -36,6 +36,7 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 		ApprovalPolicy:  c.ApprovalPolicy,
 		Logger:          log,
 		FailInterrupted: !c.ContinueInterrupted,
+		IdleUnload:      c.IdleUnload,
 	})
 	defer agent.Close()
 	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: version})

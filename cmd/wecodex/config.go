@@ -44,6 +44,12 @@ func loadValidConfig(name string, args []string, stderr io.Writer) (lc loadedCon
 	if err != nil {
 		return lc, exitUsage, false
 	}
+	return loadCheckedConfig(name, f, stderr)
+}
+
+// loadCheckedConfig is loadValidConfig for flags already parsed (a
+// subcommand with flags of its own).
+func loadCheckedConfig(name string, f configFlags, stderr io.Writer) (lc loadedConfig, code int, ok bool) {
 	cfg, warns, path, err := loadConfig(f)
 	var ps configs.Problems
 	switch {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
@@ -33,6 +34,7 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"wecom.media.max_files", configs.DefaultMediaMaxFiles, wecom.DefaultMediaMaxFiles},
 		{"wecom.allowed_hosts", strings.Join(configs.DefaultAllowedHosts(), ","), strings.Join(wecom.DefaultAllowedHosts, ",")},
 		{"agent.turn_timeout", configs.DefaultTurnTimeout, bot.DefaultTurnTimeout},
+		{"agent.codex.idle_unload", configs.DefaultIdleUnload, codex.DefaultIdleUnload},
 		{"agent.approval_timeout", configs.DefaultApprovalTimeout, bot.DefaultApprovalTimeout},
 		{"cards.update_interval", configs.DefaultUpdateInterval, cards.DefaultUpdateInterval},
 		{"cards.files.max_count", int64(configs.DefaultFilesMaxCount), int64(bot.DefaultFilesMaxCount)},

@@ -213,6 +213,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 			Logger:          log,
 			OnRestart:       restarted,
 			FailInterrupted: !c.ContinueInterrupted,
+			IdleUnload:      c.IdleUnload,
 		}
 		if sandbox != nil {
 			opts.Confine = sandbox.confine

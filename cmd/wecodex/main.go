@@ -17,6 +17,7 @@ Usage:
   wecodex codex-acp    [--config PATH]  serve Codex as an ACP agent on stdio
   wecodex check-config [--config PATH] [--strict]  validate a config file and print what serve would warn about; exit 1 on any error (--strict: any warning)
   wecodex codex-login  [--config PATH] [ARGS]  run "codex login ARGS" with the bot's CODEX_HOME
+  wecodex sessions     [--config PATH] [--conversation KEY] [--project NAME]  list conversations and the command that continues each in a terminal
   wecodex version                       print the version
 
 --config defaults to ` + defaultConfigPath + `. Any key can be overridden by an
@@ -52,6 +53,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdCodexLogin(rest, stdin, stdout, stderr)
 	case "check-config":
 		return cmdCheckConfig(rest, stdout, stderr)
+	case "sessions":
+		return cmdSessions(rest, stdout, stderr)
 	case "version":
 		return cmdVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":

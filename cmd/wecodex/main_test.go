@@ -178,6 +178,7 @@ func TestUsageAndVersion(t *testing.T) {
 	// Each subcommand's --help describes its flags and exits 0.
 	for _, tc := range []struct{ cmd, flag string }{
 		{"serve", "-config PATH"}, {"codex-acp", "-config PATH"}, {"check-config", "-strict"},
+		{"sessions", "-conversation KEY"},
 	} {
 		r := runBin(t, tc.cmd, "--help")
 		if r.code != 0 || !strings.Contains(r.stderr, tc.flag) {

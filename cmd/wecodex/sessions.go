@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/wecodex/wecodex/store"
+)
+
+// cmdSessions lists the conversations the shared Redis knows, newest
+// first, each with its project, worktree, branch, Codex thread and last
+// use, and the command that continues its thread in a terminal (issue 25,
+// WeCom ⇄ terminal). It reads only; it needs the Redis serve uses.
+func cmdSessions(args []string, stdout, stderr io.Writer) int {
+	f, filter, err := parseSessionsFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	lc, code, ok := loadCheckedConfig("sessions", f, stderr)
+	if !ok {
+		return code
+	}
+	if len(lc.Redis.Addrs()) == 0 {
+		fmt.Fprintln(stderr, "wecodex sessions: redis.addr is empty: serve's embedded Redis lives inside serve, so there is nothing to read here; set redis.addr to the Redis serve uses")
+		return exitError
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := store.Open(ctx, store.Options{Addrs: lc.Redis.Addrs(), MasterName: lc.Redis.MasterName,
+		Password: lc.Redis.Password, DB: lc.Redis.DB, Prefix: lc.Redis.Prefix}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		fmt.Fprintf(stderr, "wecodex sessions: open redis: %v\n", err)
+		return exitError
+	}
+	defer func() { _ = db.Close() }()
+	records, err := listConversations(ctx, store.NewConversations(db), filter.conversation)
+	if err != nil {
+		fmt.Fprintf(stderr, "wecodex sessions: %v (redis.addr %s)\n", err, strings.Join(lc.Redis.Addrs(), ","))
+		return exitError
+	}
+	t := terminal{home: lc.Agent.Codex.CodexHome(os.Getenv), bin: lc.Agent.Codex.Bin}
+	shown := 0
+	for _, r := range records {
+		s := sessionOf(r)
+		if filter.project != "" && s.project != filter.project {
+			continue
+		}
+		if shown > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprint(stdout, s.describe(t))
+		shown++
+	}
+	if shown == 0 {
+		fmt.Fprintln(stderr, "wecodex sessions: no conversation matches")
+		return exitOK
+	}
+	// Said where it is read: Codex refuses the command while the bot holds
+	// the thread.
+	fmt.Fprintf(stderr, "wecodex sessions: the bot lets go of a thread agent.codex.idle_unload (%s) after its last turn; until then codex refuses to resume it (\"already has an active writer\")\n", lc.Agent.Codex.IdleUnload)
+	return exitOK
+}
+
+// sessionsFilter is what --conversation and --project ask for ("" = any).
+type sessionsFilter struct{ conversation, project string }
+
+func parseSessionsFlags(args []string, stderr io.Writer) (configFlags, sessionsFilter, error) {
+	fs := flag.NewFlagSet("wecodex sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := configFlags{}
+	var filter sessionsFilter
+	fs.StringVar(&f.path, "config", defaultConfigPath, "`PATH` of the YAML config file")
+	fs.StringVar(&filter.conversation, "conversation", "", "list only the conversation with this `KEY` (single:alice, group:wrkChat1)")
+	fs.StringVar(&filter.project, "project", "", "list only the conversations of the project `NAME`")
+	if err := fs.Parse(args); err != nil {
+		return f, filter, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "wecodex sessions: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return f, filter, errors.New("unexpected argument")
+	}
+	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
+	return f, filter, nil
+}
+
+// conversationLister is the part of the store sessions reads.
+type conversationLister interface {
+	ListConversations(ctx context.Context) ([]store.ConversationRecord, error)
+	ConversationRecord(ctx context.Context, conv string) (store.ConversationRecord, bool, error)
+}
+
+// listConversations is every listed conversation, or the one named key
+// (found even when the list lost it).
+func listConversations(ctx context.Context, s conversationLister, key string) ([]store.ConversationRecord, error) {
+	if key == "" {
+		return s.ListConversations(ctx)
+	}
+	r, ok, err := s.ConversationRecord(ctx, key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return []store.ConversationRecord{r}, nil
+}
+
+// session is one conversation as sessions prints it.
+type session struct {
+	key, project, worktree, branch, thread, user string
+	used                                         time.Time
+}
+
+func sessionOf(r store.ConversationRecord) session {
+	return session{key: r.Key, project: r.Fields["project"], worktree: r.Cwd, branch: r.Fields["branch"],
+		thread: r.Session, user: r.User, used: r.Used}
+}
+
+// terminal is how a thread is continued in a terminal: Codex (the bot's
+// agent.codex.bin) with the bot's CODEX_HOME, where the threads live.
+type terminal struct{ home, bin string }
+
+// resume is the shell command that continues thread in worktree.
+func (t terminal) resume(worktree, thread string) string {
+	return "cd " + shellQuote(worktree) + " && CODEX_HOME=" + shellQuote(t.home) + " " + shellQuote(t.bin) + " resume " + shellQuote(thread)
+}
+
+// describe is s as lines of "name: value", the continue command last.
+func (s session) describe(t terminal) string {
+	var b strings.Builder
+	line := func(name, value string) {
+		if value == "" {
+			value = "-"
+		}
+		fmt.Fprintf(&b, "  %-9s %s\n", name+":", value)
+	}
+	fmt.Fprintln(&b, s.key)
+	line("project", s.project)
+	line("worktree", s.worktree)
+	line("branch", s.branch)
+	line("thread", s.thread)
+	used := ""
+	if !s.used.IsZero() {
+		used = s.used.UTC().Format(time.RFC3339) + " by " + s.user
+	}
+	line("last use", used)
+	switch {
+	case s.thread == "":
+		line("continue", "no thread yet (or /new dropped it): the next message starts one")
+	case s.worktree == "":
+		line("continue", "no worktree recorded")
+	default:
+		line("continue", t.resume(s.worktree, s.thread))
+	}
+	return b.String()
+}
+
+// shellSafe is what a POSIX shell reads as one word unquoted.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
+
+// shellQuote makes s one word for a POSIX shell.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
