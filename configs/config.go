@@ -19,6 +19,10 @@ type Config struct {
 	Cards      CardsConfig      `mapstructure:"cards"`
 	Playground PlaygroundConfig `mapstructure:"playground"`
 	Projects   ProjectsConfig   `mapstructure:"projects"`
+	// Schedules and Triggers are keyed by names the admin chooses; see
+	// schedules.go.
+	Schedules map[string]ScheduleConfig `mapstructure:"schedules"`
+	Triggers  map[string]TriggerConfig  `mapstructure:"triggers"`
 }
 
 // LogConfig is the log.* section.

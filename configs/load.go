@@ -95,6 +95,8 @@ func Load(path string) (*Config, []Warning, error) {
 	cfg.Projects.List = projects
 	ps = append(ps, projectProblems...)
 	ps = append(ps, restoreMapCase(cfg, raw, keys)...)
+	ps = append(ps, decodeTables(cfg, raw)...)
+	setTableDefaults(cfg)
 	// An empty list or map in the file means the same as none: one zero value.
 	for _, k := range keys {
 		f := reflect.ValueOf(cfg).Elem().FieldByIndex(k.index)
@@ -119,7 +121,7 @@ func decodeKeys(v *viper.Viper, cfg *Config, keys []Key) Problems {
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(durationHook, sliceHook, stringMapHook))
 	var ps Problems
 	for _, k := range keys {
-		if !v.IsSet(k.Name) {
+		if !v.IsSet(k.Name) || tableKeys[k.Name] {
 			continue
 		}
 		f := reflect.ValueOf(cfg).Elem().FieldByIndex(k.index)
@@ -200,7 +202,7 @@ func Keys() []Key {
 func restoreMapCase(cfg *Config, raw map[string]any, keys []Key) Problems {
 	var ps Problems
 	for _, k := range keys {
-		if !k.IsMap {
+		if !k.IsMap || tableKeys[k.Name] {
 			continue
 		}
 		if os.Getenv(EnvVar(k.Name)) != "" { // viper, too, ignores an empty variable

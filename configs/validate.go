@@ -97,6 +97,7 @@ func (c *Config) Validate() error {
 	}
 
 	validateMedia(c.WeCom.Media, add)
+	validateSchedules(c, add)
 	validateAllowedHosts(c.WeCom.AllowedHosts, add)
 	validateMetrics(c.Metrics, add)
 	validateProjects(c, add)
