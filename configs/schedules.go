@@ -229,4 +229,3 @@ func setTableDefaults(c *Config) {
 		c.Triggers[name] = t
 	}
 }
-
