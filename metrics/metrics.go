@@ -26,6 +26,8 @@ type Metrics struct {
 	longconn      prometheus.Gauge
 	approvals     *prometheus.CounterVec
 	redisErrors   *prometheus.CounterVec
+	scheduleRuns  *prometheus.CounterVec // schedules.go
+	triggers      *prometheus.CounterVec
 
 	mu    sync.Mutex
 	depth map[string]int // conversation → messages waiting, summed into queueDepth
@@ -76,8 +78,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"op"}),
 		depth: make(map[string]int),
 	}
+	m.scheduleRuns, m.triggers = scheduleCounters()
 	for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.firstProgress, m.queueDepth, m.callbacks,
-		m.callbackTime, m.restarts, m.longconn, m.approvals, m.redisErrors} {
+		m.callbackTime, m.restarts, m.longconn, m.approvals, m.redisErrors, m.scheduleRuns, m.triggers} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metric: %w", err)
 		}

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -59,4 +60,13 @@ func (j Job) slotTurn(at time.Time) Turn {
 	t.ID = fmt.Sprintf("schedule:%s:%d", j.ID, at.Unix())
 	t.Source = "schedule " + j.ID
 	return t
+}
+
+func sortedNames[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

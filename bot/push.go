@@ -1,0 +1,51 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Pushed is a turn no message started: a schedule's slot or a trigger's
+// request. It runs in its conversation like a message its User sent, and
+// its card is shown on Channel, which must be one that can push (the long
+// connection's push channel, the self-built app): nobody's message holds a
+// reply to answer on.
+type Pushed struct {
+	// ID is unique per fire ("schedule:<job>:<slot>"): dedupe makes a
+	// second Push of one ID a repeat that starts nothing.
+	ID           string
+	Conversation Conversation
+	// User is whom the turn runs as (approvals, logs).
+	User string
+	// Text is the prompt. It is never read as a command.
+	Text    string
+	Channel string
+}
+
+// Push queues p behind the conversation's running turn, as intake queues a
+// message. Access is not checked here: an admin configured the schedule or
+// trigger, or the chat's /schedule add checked its maker. The receipt's
+// Current is set when p.ID was pushed before.
+func (e *Engine) Push(ctx context.Context, p Pushed) (Receipt, error) {
+	return e.intake.push(ctx, p)
+}
+
+func (in *intake) push(ctx context.Context, p Pushed) (Receipt, error) {
+	text := strings.TrimSpace(p.Text)
+	if p.ID == "" || p.User == "" || text == "" {
+		return Receipt{}, errors.New("push turn: it has no id, no user or no text")
+	}
+	if err := p.Conversation.valid(); err != nil {
+		return Receipt{}, fmt.Errorf("push turn %s: %w", p.ID, err)
+	}
+	ch, ok := in.channels.of(p.Channel)
+	if !ok || p.Channel == "" {
+		return Receipt{}, fmt.Errorf("push turn %s: no channel named %q is registered", p.ID, p.Channel)
+	}
+	m := Message{ID: p.ID, Conversation: p.Conversation, User: p.User, Text: text, Channel: ch.Name()}
+	m.Reply.Stream = streamOf(m)
+	log := in.log.With("msgid", m.ID, "conv", m.Conversation.Key(), "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
+	return in.enqueue(ctx, log, ch, m, text)
+}
