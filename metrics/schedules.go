@@ -15,7 +15,9 @@ func scheduleCounters() (runs, triggers *prometheus.CounterVec) {
 }
 
 // ScheduleRun counts one outcome of a schedule's slot (schedule.Observer).
-func (m *Metrics) ScheduleRun(name, outcome string) { m.scheduleRuns.WithLabelValues(name, outcome).Inc() }
+func (m *Metrics) ScheduleRun(name, outcome string) {
+	m.scheduleRuns.WithLabelValues(name, outcome).Inc()
+}
 
 // TriggerRequest counts one trigger request by its result.
 func (m *Metrics) TriggerRequest(name, result string) { m.triggers.WithLabelValues(name, result).Inc() }
