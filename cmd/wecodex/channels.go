@@ -91,9 +91,10 @@ func closeChannels(chans []*channel) {
 }
 
 func botChannels(chans []*channel) []bot.Channel {
-	out := make([]bot.Channel, len(chans))
-	for i, ch := range chans {
-		out[i] = ch.bot
+	out := make([]bot.Channel, 0, len(chans))
+	for _, ch := range chans {
+		out = append(out, ch.bot)
+		out = append(out, pushChannels(ch.bot)...) // schedules.go
 	}
 	return out
 }

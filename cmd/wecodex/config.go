@@ -23,6 +23,9 @@ func loadConfig(f configFlags) (*configs.Config, []configs.Warning, string, erro
 	}
 	cfg, warns, err := configs.Check(path)
 	resolveCodexBin(cfg)
+	if cfg != nil {
+		err = withProblems(err, checkSchedules(cfg))
+	}
 	return cfg, warns, path, err
 }
 
@@ -82,4 +85,17 @@ func printProblems(w io.Writer, ps configs.Problems) {
 	for _, p := range ps {
 		fmt.Fprintf(w, "error: %s\n", p)
 	}
+}
+
+// withProblems adds more to err's Problems (err may be nil); an error that
+// is not Problems stays as it is.
+func withProblems(err error, more configs.Problems) error {
+	if len(more) == 0 {
+		return err
+	}
+	var ps configs.Problems
+	if err != nil && !errors.As(err, &ps) {
+		return err
+	}
+	return append(ps, more...)
 }

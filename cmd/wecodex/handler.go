@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/schedule"
 )
 
 // pinger is what readiness needs from the store.
@@ -36,6 +37,10 @@ type serverDeps struct {
 	AgentWarnings func() []string
 	// Draining reports whether the server is shutting down (nil: never).
 	Draining func() bool
+	// Hooks serves POST /hooks/{name} (the triggers); nil: none.
+	Hooks http.Handler
+	// Schedules lists each schedule's next slot for /readyz; nil: none.
+	Schedules func() []schedule.Slot
 }
 
 // newHandler builds the server's routes. The mux is returned so routes that
@@ -54,6 +59,9 @@ func newHandler(d serverDeps) *http.ServeMux {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.Handle("GET /readyz", &readiness{deps: d})
+	if d.Hooks != nil {
+		mux.Handle("POST /hooks/{name}", d.Hooks)
+	}
 	if d.Metrics != nil {
 		mux.Handle("GET /metrics", d.Metrics)
 	}
@@ -80,6 +88,8 @@ type readyzBody struct {
 	// AgentWarnings are the agent's environment warnings, for an admin;
 	// they do not make the server unready.
 	AgentWarnings []string `json:"agent_warnings,omitempty"`
+	// Schedules are this replica's view of each schedule's next slot.
+	Schedules []schedule.Slot `json:"schedules,omitempty"`
 }
 
 func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -88,6 +98,9 @@ func (h *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body := readyzBody{Ready: len(problems) == 0, Problems: problems, Channels: channels}
 	if h.deps.AgentWarnings != nil {
 		body.AgentWarnings = h.deps.AgentWarnings()
+	}
+	if h.deps.Schedules != nil {
+		body.Schedules = h.deps.Schedules()
 	}
 	status := http.StatusOK
 	if !body.Ready {

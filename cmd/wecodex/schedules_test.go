@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/schedule"
+)
+
+// check-config names a bad cron expression and each conversation whose
+// channel cannot push, the webhook's with its reason.
+func TestCheckConfigSchedules(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "hook")
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	webhook := writeConfig(t, `
+wecom:
+  aibot:
+    token: t
+    encoding_aes_key: `+e2eAESKey+`
+schedules:
+  tests:
+    cron: "0 9 * * 1-5"
+    conversation: group:wrkChat
+    prompt: run the tests
+  typo:
+    cron: "0 9 * *"
+    conversation: app:alice
+    prompt: p
+triggers:
+  ci:
+    secret_file: `+secret+`
+    conversation: single:alice
+    prompt: explain
+`)
+	var out, errOut bytes.Buffer
+	if code := cmdCheckConfig([]string{"--config", webhook}, &out, &errOut); code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitError, errOut.String())
+	}
+	want := "error: schedules.tests.conversation: group:wrkChat: " + errWebhookCannotPush.Error() + "\n" +
+		`error: schedules.typo.cron: "0 9 * *" is not a cron expression (five fields: minute hour day-of-month month day-of-week, like "0 9 * * 1-5", or @daily, @every 10m): expected exactly 5 fields, found 4: [0 9 * *]` + "\n" +
+		"error: schedules.typo.conversation: app:alice: an app: conversation needs the self-built app (wecom.app.*), which is not configured\n" +
+		"error: triggers.ci.conversation: single:alice: " + errWebhookCannotPush.Error() + "\n" +
+		webhook + ": config has errors\n"
+	if got := errOut.String(); got != want {
+		t.Fatalf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+
+	longconn := writeConfig(t, `
+wecom:
+  aibot: {mode: longconn, bot_id: b, secret: s}
+schedules:
+  tests: {cron: "@every 10m", timezone: Asia/Shanghai, conversation: "group:wrkChat", prompt: run the tests, missed: once}
+`)
+	out.Reset()
+	errOut.Reset()
+	if code := cmdCheckConfig([]string{"--config", longconn}, &out, &errOut); code != exitOK || out.String() != "config OK\n" {
+		t.Fatalf("long connection schedule: exit %d, stdout %q, stderr:\n%s", code, out.String(), errOut.String())
+	}
+}
+
+func TestScheduleValuesMatchTheirOwners(t *testing.T) {
+	for _, c := range []struct{ what, got, owner string }{
+		{"group:", configs.ConversationGroup, wecom.KindGroup},
+		{"single:", configs.ConversationSingle, wecom.KindSingle},
+		{"app:", configs.ConversationApp, wecom.KindApp},
+		{"missed skip", configs.DefaultScheduleMissed, string(schedule.MissedSkip)},
+		{"missed once", "once", string(schedule.MissedOnce)},
+	} {
+		if c.got != c.owner {
+			t.Errorf("%s: configs has %q, its owner %q", c.what, c.got, c.owner)
+		}
+	}
+	if configs.DefaultTriggerMaxBody != schedule.DefaultMaxBody {
+		t.Errorf("triggers.<name>.max_body: configs %d, schedule %d", configs.DefaultTriggerMaxBody, schedule.DefaultMaxBody)
+	}
+}
