@@ -158,6 +158,7 @@ func validateSchedules(c *Config, add func(key, format string, args ...any)) {
 			}
 		}
 		validateTurnTarget(key, s.Conversation, s.Prompt, s.Mode, add)
+		validateTurnProject(c, key, s.Project, add)
 		if s.Missed != "" && s.Missed != "skip" && s.Missed != "once" {
 			add(key+".missed", "must be one of skip, once, not %q", s.Missed)
 		}
@@ -169,6 +170,7 @@ func validateSchedules(c *Config, add func(key, format string, args ...any)) {
 			add(key+".secret_file", "required: a file holding the trigger's HMAC secret (e.g. made with: openssl rand -hex 32 > /etc/wecodex/hook-%s)", name)
 		}
 		validateTurnTarget(key, t.Conversation, t.Prompt, t.Mode, add)
+		validateTurnProject(c, key, t.Project, add)
 		if t.MaxBody <= 0 || t.MaxBody > MaxTriggerMaxBody {
 			add(key+".max_body", "must be a number of bytes from 1 to %d (1 MiB), not %d", MaxTriggerMaxBody, t.MaxBody)
 		}
@@ -199,14 +201,6 @@ func validateTurnTarget(key, conv, prompt, mode string, add func(key, format str
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
 
 // setTableDefaults fills each entry's defaults.
 func setTableDefaults(c *Config) {
@@ -228,4 +222,24 @@ func setTableDefaults(c *Config) {
 		}
 		c.Triggers[name] = t
 	}
+}
+
+// validateTurnProject checks that a schedule's or trigger's project is one of
+// projects:.
+func validateTurnProject(c *Config, key, project string, add func(key, format string, args ...any)) {
+	if project == "" {
+		return
+	}
+	var names []string
+	for _, p := range c.Projects.List {
+		if p.Name == project {
+			return
+		}
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 {
+		add(key+".project", "names project %q, but projects: has none", project)
+		return
+	}
+	add(key+".project", "names project %q, which projects: does not have (it has %s)", project, strings.Join(names, ", "))
 }

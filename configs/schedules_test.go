@@ -77,3 +77,14 @@ triggers:
 		t.Fatalf("problems:\n got %q\nwant %q", err, want)
 	}
 }
+
+func TestScheduleProjectIsKnown(t *testing.T) {
+	_, _, err := Check(writeConfig(t, `
+schedules:
+  s: {cron: "@daily", conversation: "app:a", prompt: p, project: nope}
+`))
+	want := Problems{{"schedules.s.project", `names project "nope", but projects: has none`}}
+	if !reflect.DeepEqual(err, want) {
+		t.Fatalf("problems:\n got %q\nwant %q", err, want)
+	}
+}
