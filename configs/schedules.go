@@ -201,7 +201,6 @@ func validateTurnTarget(key, conv, prompt, mode string, add func(key, format str
 	}
 }
 
-
 // setTableDefaults fills each entry's defaults.
 func setTableDefaults(c *Config) {
 	for name, s := range c.Schedules {
