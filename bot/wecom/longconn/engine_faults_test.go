@@ -2,6 +2,7 @@ package longconn
 
 import (
 	"context"
+	"github.com/wecodex/wecodex/cards"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,15 @@ func sentMarkdown(t *testing.T, srv *wecomtest.LongConnServer) []string {
 			t.Fatalf("aibot_send_msg %+v: want acked markdown ≤ %d bytes", r, DefaultMarkdownMax)
 		}
 		out = append(out, r.Markdown())
+	}
+	if len(out) > 0 {
+		// The first is marked as the card's continuation; the rest is the
+		// answer's own text.
+		lead := cards.ContinuationLead + cards.FrameGap
+		if !strings.HasPrefix(out[0], lead) {
+			t.Fatalf("first continuation %q does not open with %q", out[0], lead)
+		}
+		out[0] = strings.TrimPrefix(out[0], lead)
 	}
 	return out
 }

@@ -179,7 +179,11 @@ func (p *Pusher) push(st *pushStream, s Snapshot) {
 		rest = s.Body[st.shown:]
 	}
 	p.markEnded(st)
-	for _, chunk := range cards.SplitMarkdown(rest, p.markdownMax) {
+	for i, chunk := range cards.SplitMarkdown(rest, p.markdownMax-len(cards.ContinuationLead)-len(cards.FrameGap)) {
+		if i == 0 {
+			// Only the answer's rest, marked as the card's continuation.
+			chunk = cards.ContinuationLead + cards.FrameGap + chunk
+		}
 		body := map[string]any{"chatid": s.ChatID, "msgtype": "markdown", "markdown": map[string]string{"content": chunk}}
 		if _, err := p.send.Request(p.ctx, CmdSend, NewReqID(CmdSend), body); err != nil {
 			// Sent at most once: a repeat could show the same words twice.

@@ -3,6 +3,7 @@ package longconn
 import (
 	"context"
 	"fmt"
+	"github.com/wecodex/wecodex/cards"
 	"log/slog"
 	"strings"
 	"testing"
@@ -128,7 +129,7 @@ func TestPusherExpiredStreamContinuesBySendMsg(t *testing.T) {
 		}
 		sent = append(sent, m.Markdown())
 	}
-	if got := body[:6] + strings.Join(sent, ""); got != body {
+	if got := body[:6] + strings.TrimPrefix(strings.Join(sent, ""), cards.ContinuationLead+cards.FrameGap); got != body {
 		t.Fatalf("shown + sent = %q, want the answer once: %q", got, body)
 	}
 	if len(sent) < 2 {
@@ -144,7 +145,7 @@ func TestPusherLongAnswerContinuesBySendMsg(t *testing.T) {
 	r.p.Offer(r.snap(1, body, 11, true))
 	<-r.ended
 	sends := r.srv.Requests(CmdSend)
-	if len(sends) != 1 || sends[0].Markdown() != "second part" || sends[0].Errcode != 0 {
+	if len(sends) != 1 || sends[0].Markdown() != cards.ContinuationLead+cards.FrameGap+"second part" || sends[0].Errcode != 0 {
 		t.Fatalf("aibot_send_msg = %+v, want one acked %q", sends, "second part")
 	}
 }

@@ -57,11 +57,20 @@ func TestCardToSocket(t *testing.T) {
 	}
 	waitStreamEnded(t, r, reqID) // the pusher ends a stream after its last send
 	var rest strings.Builder
-	for _, s := range srv.Requests(CmdSend) {
+	for i, s := range srv.Requests(CmdSend) {
 		if s.Errcode != 0 {
 			t.Fatalf("aibot_send_msg refused: %+v", s)
 		}
-		rest.WriteString(s.Markdown())
+		md := s.Markdown()
+		if i == 0 {
+			// Marked as the card's continuation, then only the answer's rest.
+			lead := cards.ContinuationLead + cards.FrameGap
+			if !strings.HasPrefix(md, lead) {
+				t.Fatalf("first aibot_send_msg %q does not open with %q", md, lead)
+			}
+			md = md[len(lead):]
+		}
+		rest.WriteString(md)
 	}
 	// The frame shows the answer's start verbatim, the markdown its end:
 	// together exactly the answer.

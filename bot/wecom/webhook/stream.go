@@ -90,7 +90,12 @@ func (s *stream) render(c *cards.Card) shown {
 	}
 	// Once the turn is over its next frame carries the whole outcome, so a
 	// window that closed meanwhile no longer cuts the stream short.
-	return shown{StreamFrame: c.Stream(s.from, s.shown), windowClosed: s.windowClosed && !s.ended}
+	if s.windowClosed && !s.ended {
+		// The stream ends now, mid-turn: at a paragraph, sentence or word,
+		// never inside a word; the continuation carries the rest.
+		return shown{StreamFrame: c.StreamEnd(s.from, s.shown), windowClosed: true}
+	}
+	return shown{StreamFrame: c.Stream(s.from, s.shown)}
 }
 
 // emit writes a frame to the store. A body that outgrew the frame, or a
@@ -186,7 +191,9 @@ func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 		return
 	}
 	body := c.Body()
-	fr := c.Stream(s.from, 0) // a new message: nothing of it shown yet
+	// A new message, marked as the card's continuation: only the answer's
+	// rest, no progress (WeCom folds <think> only inside a stream).
+	fr := c.Continuation(s.from)
 	d := Delivery{
 		Conversation: s.t.Conversation, User: s.t.User, StreamID: s.t.To.Stream, ReplyURL: s.t.To.URL,
 		More: fr.MustFinish, Markdown: fr.Content, Body: body[fr.BodyStart:fr.BodyEnd],
