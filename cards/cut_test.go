@@ -9,7 +9,7 @@ import (
 
 func TestEndCut(t *testing.T) {
 	for _, c := range []struct {
-		name, text string
+		name, text  string
 		from, shown int
 		want        string // text[:cut]
 	}{
