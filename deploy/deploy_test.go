@@ -81,12 +81,12 @@ func TestComposeRunsTwoReplicasOnOneRedis(t *testing.T) {
 			t.Errorf("%s: configs %+v: Compose v1 ignores them outside a swarm; bind-mount the file", n, s.Configs)
 		}
 		// Secrets come as files; the environment only says where.
-		want := map[string]string{}
+		want := map[string]string{"WECODEX_REDIS_ADDR": "redis:6379"}
 		for name, env := range deploySecrets {
 			want[env] = "/run/secrets/" + name
 		}
 		if !maps.Equal(s.Environment, want) {
-			t.Errorf("%s: environment %q, want only the _file keys %q", n, s.Environment, want)
+			t.Errorf("%s: environment %q, want only the compose Redis and the _file keys %q", n, s.Environment, want)
 		}
 		if got := slices.Sorted(slices.Values(s.Secrets)); !slices.Equal(got, slices.Sorted(maps.Keys(deploySecrets))) {
 			t.Errorf("%s: secrets %q, want %q", n, got, slices.Sorted(maps.Keys(deploySecrets)))
@@ -170,8 +170,9 @@ func writeSecrets(t *testing.T, dir string) map[string]string {
 }
 
 // The config the deployment ships validates once the compose file's and the
-// unit's _file variables point at the secret files, and holds no secret of
-// its own.
+// unit's _file variables point at the secret files, holds no secret of its
+// own, and names the machine's Redis (the unit's; the compose file sets its
+// own).
 func TestDeployConfigValidates(t *testing.T) {
 	for name, path := range writeSecrets(t, t.TempDir()) {
 		t.Setenv(deploySecrets[name], path)
@@ -183,8 +184,8 @@ func TestDeployConfigValidates(t *testing.T) {
 	if cfg.WeCom.AIBot.Token != "deployTestToken" || cfg.WeCom.AIBot.EncodingAESKey != "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8" {
 		t.Errorf("token %q, key %q: want the files' contents", cfg.WeCom.AIBot.Token, cfg.WeCom.AIBot.EncodingAESKey)
 	}
-	if cfg.Redis.Addr != "redis:6379" || cfg.Metrics.Addr != ":9090" || cfg.Metrics.Pprof {
-		t.Errorf("redis.addr %q metrics %+v, want redis:6379 and an internal :9090 without pprof", cfg.Redis.Addr, cfg.Metrics)
+	if cfg.Redis.Addr != "127.0.0.1:6379" || cfg.Metrics.Addr != ":9090" || cfg.Metrics.Pprof {
+		t.Errorf("redis.addr %q metrics %+v, want the machine's 127.0.0.1:6379 and an internal :9090 without pprof", cfg.Redis.Addr, cfg.Metrics)
 	}
 }
 
