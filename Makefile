@@ -19,6 +19,8 @@ CONFIG           ?= configs/wecodex.yaml
 # Where build puts the binaries (a test of `make demo` builds into its own).
 BIN              ?= bin
 CHROMIUM         := /usr/bin/chromium
+# The README's systemd path test (deploy/check_readme_test.go) checks the unit with it.
+SYSTEMD_ANALYZE  := /usr/bin/systemd-analyze
 SUDO             := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Tests and `make run` find the pinned Codex (and codex-acp, to compare against) here.
@@ -71,6 +73,11 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji
 
+# systemd's own tools, for systemd-analyze verify; nothing is started.
+$(SYSTEMD_ANALYZE):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd
+
 run: build codex
 	$(BIN)/wecodex serve --config $(CONFIG)
 
@@ -89,7 +96,7 @@ demo: build codex
 # Besides the single Redis, a Redis Cluster and a Sentinel setup of their own
 # (scripts/with-redis-topologies.sh; their tests skip, saying so, without
 # redis-server).
-test: tools $(CHROMIUM)
+test: tools $(CHROMIUM) $(SYSTEMD_ANALYZE)
 	go vet ./...
 	scripts/with-redis.sh scripts/with-redis-topologies.sh go test -count=1 -timeout 20m ./...
 
