@@ -51,6 +51,11 @@ type Config struct {
 	// MaxQueue is how many messages may wait per conversation; more are
 	// refused. Default 5.
 	MaxQueue int
+	// MaxQueuedPerUser is access.max_queued_per_user: how many of one
+	// user's messages may wait (queued, or in line for a turn slot) across
+	// every conversation and replica; more are refused. Default
+	// DefaultMaxQueuedPerUser.
+	MaxQueuedPerUser int
 	// MaxConcurrentTurns is agent.max_concurrent_turns: how many turns run
 	// at once on this replica; the others wait in line, their cards
 	// showing their place. 0 means no limit.
@@ -95,6 +100,9 @@ func (c *Config) setDefaults() error {
 	c.Files.setDefaults()
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = 5
+	}
+	if c.MaxQueuedPerUser <= 0 {
+		c.MaxQueuedPerUser = DefaultMaxQueuedPerUser
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

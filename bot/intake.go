@@ -188,10 +188,20 @@ func (in *intake) show(ctx context.Context, ch Channel, r Reply) (Receipt, error
 }
 
 func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m Message, text string) (Receipt, error) {
+	// Counted before it is queued: two replicas taking one user's messages
+	// at once must not both find room for the last place.
+	room, uncount, err := in.reserveBacklog(ctx, log, m)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if !room {
+		return in.refuseBacklog(ctx, log, ch, m)
+	}
 	// The bytes are stored first: a replica may take the turn the moment
 	// it is queued.
 	atts, err := in.keepAttachments(ctx, log, m)
 	if err != nil {
+		uncount()
 		return Receipt{}, err
 	}
 	conv, group := m.Conversation.Key(), m.Conversation.Group
@@ -202,6 +212,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		Received: time.Now().UnixMilli(),
 	})
 	if err != nil {
+		uncount()
 		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))
 		return Receipt{}, fmt.Errorf("encode queued message: %w", err)
 	}
@@ -209,7 +220,9 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	// platform's retry is a first delivery again.
 	recorded, claimed, pos, leased, err := in.store.ClaimAndEnqueue(ctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream, item, in.cfg.MaxQueue)
 	if err != nil || !claimed || pos == 0 {
-		// Not queued under this stream: its bytes serve no turn.
+		// Not queued under this stream: its bytes serve no turn, and it
+		// waits in nobody's backlog.
+		uncount()
 		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))
 	}
 	if err != nil {

@@ -243,6 +243,7 @@ func (s *scheduler) tryStart(ctx context.Context, conv string) {
 	}
 	if orphan != nil {
 		s.runner.failOrphan(ctx, conv, owner, orphan)
+		s.leftBacklogItem(ctx, orphan) // it may have died waiting for a turn slot
 	}
 	if token == 0 {
 		if queued == 0 {
@@ -286,11 +287,17 @@ func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover b
 		case err != nil:
 			log.Error("drop undecodable queued message", "err", err)
 		case !q.namespaced():
+			s.leftBacklog(ctx, q)
 			s.runner.refuseLegacy(ctx, q)
 		default:
 			s.showPositions(ctx, w.conv)
 			w.setItem(item)
 			release, err := s.waitForSlot(ctx, log, w, q)
+			if err == nil || errors.Is(err, errStopped) {
+				// It runs now, or never: it waits in its sender's
+				// backlog no more. A message handed back below still does.
+				s.leftBacklog(ctx, q)
+			}
 			switch {
 			case errors.Is(err, errStopped):
 				// Stopped while it waited: it never ran.

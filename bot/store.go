@@ -67,6 +67,8 @@ type IntakeStore interface {
 	RequestStop(ctx context.Context, conv string) (running bool, err error)
 	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
 	ForgetSession(ctx context.Context, conv string) error
+	ReserveBacklog(ctx context.Context, user, message string, max int) (reserved, added bool, err error)
+	ReleaseBacklog(ctx context.Context, user, message string) error
 }
 
 // SchedulerStore is what the scheduler uses: leases, the queue, affinity and
@@ -191,6 +193,14 @@ type Leases interface {
 	// SettlePending drops conv from the pending set if its queue is empty
 	// and no turn is recorded running.
 	SettlePending(ctx context.Context, conv string) error
+	// ReserveBacklog counts message in user's backlog (their messages
+	// waiting in any conversation, on any replica) unless it holds max
+	// already: reserved is false then. added is false when message was
+	// counted before (a repeated delivery). A message stops counting on
+	// ReleaseBacklog, or by itself once a queue would have expired.
+	ReserveBacklog(ctx context.Context, user, message string, max int) (reserved, added bool, err error)
+	// ReleaseBacklog stops counting message in user's backlog.
+	ReleaseBacklog(ctx context.Context, user, message string) error
 }
 
 // Replicas tracks which replicas are alive and which one owns (ran the last

@@ -245,6 +245,10 @@ type AccessConfig struct {
 	// empty means the admins. The entry ApproverRequester lets the user who
 	// asked decide too.
 	Approvers []string `mapstructure:"approvers"`
+	// MaxQueuedPerUser bounds one user's messages waiting for their turn
+	// in every conversation and on every replica together; more are
+	// refused, and the card names this key.
+	MaxQueuedPerUser int `mapstructure:"max_queued_per_user"`
 }
 
 // ApproverRequester, in access.approvers, lets the user whose message asked
@@ -294,6 +298,7 @@ func Default() *Config {
 			ApprovalTimeout:    DefaultApprovalTimeout,
 			MaxConcurrentTurns: DefaultMaxConcurrentTurns,
 		},
+		Access: AccessConfig{MaxQueuedPerUser: DefaultMaxQueuedPerUser},
 		Cards: CardsConfig{ProgressStyle: ProgressThink, UpdateInterval: DefaultUpdateInterval,
 			Files: FilesConfig{MaxCount: DefaultFilesMaxCount, MaxBytes: DefaultFilesMaxBytes, MaxTotalBytes: DefaultFilesMaxTotalBytes}},
 		Playground: PlaygroundConfig{User: "playground"},

@@ -238,6 +238,7 @@ func (c *Config) Validate() error {
 		add("agent.max_concurrent_turns", "must be a positive number of turns like %d, not %d", DefaultMaxConcurrentTurns, g.MaxConcurrentTurns)
 	}
 
+	validateAccessLimits(c.Access, add)
 	for i, u := range c.Access.AllowUsers {
 		if strings.TrimSpace(u) == "" {
 			add(fmt.Sprintf("access.allow_users[%d]", i), "is empty; remove it or give a WeCom userid")

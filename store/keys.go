@@ -118,6 +118,13 @@ func (k Keys) Pending() string { return k.prefix + "pending" }
 // ConversationTTL, renewed on each add.
 func (k Keys) Conversations() string { return k.prefix + "conversations" }
 
+// Backlog is the sorted set of a user's messages that wait for their turn
+// in any conversation (member: conversation and stream; score: when it
+// stops counting, unix ms), so access.max_queued_per_user holds across
+// replicas. It is one key per user, touched alone. TTL QueueTTL, renewed
+// on each add; each member counts at most QueueTTL too.
+func (k Keys) Backlog(userID string) string { return k.prefix + "backlog:" + userID }
+
 // Replica is a replica's heartbeat. TTL ReplicaTTL, renewed every third
 // of it.
 func (k Keys) Replica(replicaID string) string { return k.prefix + "replica:" + replicaID }

@@ -27,6 +27,7 @@ func TestKeysLayout(t *testing.T) {
 		{k.ApprovalChannel(), "wx:approval"},
 		{k.Pending(), "wx:pending"},
 		{k.Replica("r1"), "wx:replica:r1"},
+		{k.Backlog("alice"), "wx:backlog:alice"},
 		{k.Phase("th", "it"), "wx:phase:th:it"},
 		{k.Frame("s1"), "wx:webhook:frame:s1"},
 		{k.LegacyFrame("s1"), "wx:frame:s1"},

@@ -40,6 +40,7 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"cards.files.max_count", int64(configs.DefaultFilesMaxCount), int64(bot.DefaultFilesMaxCount)},
 		{"cards.files.max_bytes", int64(configs.DefaultFilesMaxBytes), int64(bot.DefaultFilesMaxBytes)},
 		{"cards.files.max_total_bytes", int64(configs.DefaultFilesMaxTotalBytes), int64(bot.DefaultFilesMaxTotalBytes)},
+		{"access.max_queued_per_user", configs.DefaultMaxQueuedPerUser, bot.DefaultMaxQueuedPerUser},
 	} {
 		if c.got != c.owners {
 			t.Errorf("%s: configs has %v, its owner %v", c.what, c.got, c.owners)
@@ -48,7 +49,8 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 	d := configs.Default()
 	if d.Agent.TurnTimeout != bot.DefaultTurnTimeout || d.Agent.ApprovalTimeout != bot.DefaultApprovalTimeout ||
 		d.Cards.UpdateInterval != cards.DefaultUpdateInterval || d.WeCom.AIBot.StreamWindow != webhook.DefaultStreamWindow ||
-		d.WeCom.Media.Timeout != wecom.DefaultMediaTimeout || d.WeCom.Media.MaxBytes != wecom.DefaultMediaMaxBytes {
+		d.WeCom.Media.Timeout != wecom.DefaultMediaTimeout || d.WeCom.Media.MaxBytes != wecom.DefaultMediaMaxBytes ||
+		d.Access.MaxQueuedPerUser != bot.DefaultMaxQueuedPerUser {
 		t.Errorf("configs.Default() = %+v; its defaults are not the owners'", d)
 	}
 }

@@ -121,6 +121,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 		Files:              bot.FileLimits{MaxCount: cfg.Cards.Files.MaxCount, MaxBytes: cfg.Cards.Files.MaxBytes, MaxTotalBytes: cfg.Cards.Files.MaxTotalBytes},
 		ProgressStyle:      cfg.Cards.ProgressStyle,
 		MaxConcurrentTurns: cfg.Agent.MaxConcurrentTurns,
+		MaxQueuedPerUser:   cfg.Access.MaxQueuedPerUser,
 		Access: bot.Access{
 			AllowUsers: cfg.Access.AllowUsers,
 			AllowChats: cfg.Access.AllowChats,
