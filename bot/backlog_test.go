@@ -25,8 +25,10 @@ func TestMaxQueuedPerUserAcrossReplicas(t *testing.T) {
 	gate := sm.NewGate()
 	t.Cleanup(gate.Release)
 	h := codextest.Start(t, sm.ScriptFunc(func(req *sm.Request) (sm.Response, error) {
-		r := sm.Reply(sm.Message(sm.PhaseFinalAnswer, "answer to: "+req.UserText))
-		if req.UserText == "first" {
+		// A group's prompt names its sender first; the answer names the text.
+		text := req.UserText[strings.LastIndex(req.UserText, "\n")+1:]
+		r := sm.Reply(sm.Message(sm.PhaseFinalAnswer, "answer to: "+text))
+		if text == "first" {
 			r = r.WithHold(0, gate)
 		}
 		return r, nil
@@ -96,7 +98,7 @@ func TestMaxQueuedPerUserAcrossReplicas(t *testing.T) {
 		t.Fatalf("the refused message reached a turn: %q", events)
 	}
 	for _, r := range h.Server.ModelRequests() {
-		if r.UserText == "fourth" {
+		if strings.HasSuffix(r.UserText, "fourth") {
 			t.Fatal("the refused message reached the model")
 		}
 	}
