@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/wecomtest"
+	"github.com/wecodex/wecodex/schedule"
+)
+
+// A signed POST to a trigger on the long connection starts one turn whose
+// model request holds the body, and its card reaches the group through
+// aibot_send_msg, the progress quoted above the answer; a replay of the
+// request and a bad signature get 401 and start nothing.
+func TestE2ELongConnTriggerPushesItsCard(t *testing.T) {
+	e, srv := newLongConnE2E(t, sm.Sequence(sm.Reply(
+		sm.Message(sm.PhaseCommentary, "Reading the log."),
+		sm.Message(sm.PhaseFinalAnswer, "TestX failed: the fixture is missing."),
+	)))
+	secretFile := filepath.Join(t.TempDir(), "hook")
+	secret := []byte("e2e-hook-secret")
+	if err := os.WriteFile(secretFile, secret, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.extra = `
+triggers:
+  ci:
+    secret_file: ` + secretFile + `
+    conversation: group:wrkChat
+    prompt: CI failed. Explain the log.
+`
+	ctx := within(t, 3*time.Minute)
+	a := e.serve(t, "5m30s")
+	subscribedBy(t, ctx, srv, a)
+	// WeCom pushes only to a chat that talked to the bot before.
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "alice", ChatID: "wrkChat", Text: "/status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRecord(t, ctx, srv, 0, "the /status answer", func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
+	})
+
+	body := []byte(`{"job":"unit","log":"--- FAIL: TestX"}`)
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	sig := schedule.Sign(secret, ts, body)
+	hook := func(sig string) int {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/hooks/ci", bytes.NewReader(body))
+		req.Header.Set(schedule.HeaderTimestamp, ts)
+		req.Header.Set(schedule.HeaderSignature, sig)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := hook(sig); code != http.StatusAccepted {
+		t.Fatalf("signed POST: %d, want 202", code)
+	}
+	sent := waitRecord(t, ctx, srv, 0, "the pushed card", func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindRequest && r.Cmd == "aibot_send_msg" && strings.Contains(r.Markdown(), "TestX failed")
+	})
+	prompt := "CI failed. Explain the log.\n\n```\n" + string(body) + "\n```"
+	title := strings.Join(strings.Fields(prompt), " ")
+	if len(title) > 200 {
+		title = title[:200] + "…"
+	}
+	want := "**⏰ " + title + "**\n\n> Reading the log.\n\n---\n\nTestX failed: the fixture is missing."
+	if got := sent.Markdown(); got != want || sent.Errcode != 0 {
+		t.Fatalf("pushed markdown (errcode %d):\n%q\nwant\n%q", sent.Errcode, got, want)
+	}
+	// A group's prompt names its sender: the trigger.
+	if got := userTexts(e.h.Server.ModelRequests()); len(got) != 1 || got[0] != "From: wecodex-trigger-ci\n\n"+prompt {
+		t.Fatalf("model prompts %q, want one: %q", got, prompt)
+	}
+	if code := hook(sig); code != http.StatusUnauthorized {
+		t.Fatalf("replayed POST: %d, want 401", code)
+	}
+	if code := hook(schedule.Sign([]byte("wrong"), ts, body)); code != http.StatusUnauthorized {
+		t.Fatalf("badly signed POST: %d, want 401", code)
+	}
+	code, metricsText := get(t, a.base+"/metrics")
+	for _, line := range []string{
+		`wecodex_trigger_requests_total{name="ci",result="started"} 1`,
+		`wecodex_trigger_requests_total{name="ci",result="replayed"} 1`,
+		`wecodex_trigger_requests_total{name="ci",result="unsigned"} 1`,
+	} {
+		if code != 200 || !strings.Contains(metricsText, line+"\n") {
+			t.Errorf("/metrics (%d) lacks %s", code, line)
+		}
+	}
+	if n := len(srv.Requests("aibot_send_msg")); n != 1 {
+		t.Fatalf("%d aibot_send_msg, want 1", n)
+	}
+}
