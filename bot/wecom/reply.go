@@ -24,6 +24,8 @@ type StreamFrame struct {
 	ID      string `json:"id"`
 	Finish  bool   `json:"finish"`
 	Content string `json:"content"`
+	// MsgItem are the pictures a final frame shows with its content.
+	MsgItem MsgItems `json:"msg_item,omitempty"`
 }
 
 // Validate checks what WeCom would refuse or mangle: an empty id, content over

@@ -1,6 +1,7 @@
 package wecomtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,34 @@ type Frame struct {
 	ID      string `json:"id"`
 	Finish  bool   `json:"finish"`
 	Content string `json:"content"`
+	// MsgItem is stream.msg_item, the pictures of a final frame, as its
+	// JSON text (so frames stay comparable); see Images.
+	MsgItem RawJSON `json:"msg_item,omitempty"`
+}
+
+// RawJSON keeps a JSON value as its text.
+type RawJSON string
+
+// UnmarshalJSON keeps the value's text ("" for null).
+func (r *RawJSON) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*r = ""
+		return nil
+	}
+	*r = RawJSON(b)
+	return nil
+}
+
+// Images decodes the pictures of the frame's msg_item.
+func (f Frame) Images() [][]byte {
+	var items []msgItem
+	_ = json.Unmarshal([]byte(f.MsgItem), &items)
+	var out [][]byte
+	for _, it := range items {
+		data, _ := base64.StdEncoding.DecodeString(it.Image.Base64)
+		out = append(out, data)
+	}
+	return out
 }
 
 // check applies what WeCom refuses or mangles in a stream frame.
@@ -38,6 +67,15 @@ func (f Frame) check() error {
 	}
 	if !utf8.ValidString(f.Content) {
 		return fmt.Errorf("stream frame %s: content is not valid UTF-8", f.ID)
+	}
+	if f.MsgItem != "" {
+		var items []msgItem
+		if err := json.Unmarshal([]byte(f.MsgItem), &items); err != nil {
+			return fmt.Errorf("stream frame %s: msg_item is not a list of items: %w", f.ID, err)
+		}
+		if code, msg := checkMsgItems(items, f.Finish); code != 0 {
+			return fmt.Errorf("stream frame %s: %s", f.ID, msg)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 )
 
 // A stored frame is its stream's state, its owner and its content, each a
@@ -28,6 +29,8 @@ type Frame struct {
 	StreamID string
 	Content  string
 	Finish   bool
+	// Items are the pictures a finished frame shows (stream.msg_item).
+	Items wecom.MsgItems
 }
 
 // storedFrame is a frame as the store keeps it.
@@ -79,7 +82,15 @@ func (c *Channel) Frame(ctx context.Context, streamID string, from Asker) (Frame
 		c.log.Info("refresh of a stream owned by another conversation or user refused", "stream", streamID, "conv", from.Conversation, "user", from.User)
 		return Frame{StreamID: streamID}, false, nil
 	}
-	return s.frame(streamID), true, nil
+	f := s.frame(streamID)
+	if f.Finish {
+		items, err := c.store.FrameItems(ctx, streamID)
+		if err != nil {
+			return Frame{StreamID: streamID}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
+		}
+		f.Items = wecom.MsgItems(items)
+	}
+	return f, true, nil
 }
 
 // loadFrame reads a stream's frame for the engine itself; ok is false when
@@ -125,6 +136,16 @@ func (c *Channel) saveWaiting(ctx context.Context, streamID string, own frameOwn
 	ok, err := c.store.SaveFrameIf(ctx, streamID, string(frameWaiting), string(frameWaiting), own.conversation, own.user, content)
 	if err != nil {
 		return false, fmt.Errorf("save waiting frame of stream %s: %w", streamID, err)
+	}
+	return ok, nil
+}
+
+// saveFinalFrame writes a turn's finished frame with its pictures, in one
+// step, unless the stream is finished already (see saveTurnFrame).
+func (c *Channel) saveFinalFrame(ctx context.Context, streamID string, own frameOwner, content string, items wecom.MsgItems) (bool, error) {
+	ok, err := c.store.SaveFrameItemsUnless(ctx, streamID, string(frameFinished), string(frameFinished), own.conversation, own.user, content, string(items))
+	if err != nil {
+		return false, fmt.Errorf("save frame of stream %s: %w", streamID, err)
 	}
 	return ok, nil
 }

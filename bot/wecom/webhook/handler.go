@@ -213,7 +213,7 @@ func (h *Handler) event(w http.ResponseWriter, q wecom.Query, cb wecom.Callback)
 // reply writes f as an encrypted stream reply signed with the callback's own
 // timestamp and nonce.
 func (h *Handler) reply(w http.ResponseWriter, q wecom.Query, f Frame) {
-	body, err := h.crypter.SealStream(wecom.StreamFrame{ID: f.StreamID, Finish: f.Finish, Content: f.Content}, q.Timestamp, q.Nonce)
+	body, err := h.crypter.SealStream(wecom.StreamFrame{ID: f.StreamID, Finish: f.Finish, Content: f.Content, MsgItem: f.Items}, q.Timestamp, q.Nonce)
 	if err != nil {
 		h.fail(w, "seal stream reply", err, "stream", f.StreamID)
 		return

@@ -17,6 +17,12 @@ type Store interface {
 	// SaveFrameUnless stores the frame unless the stream's current frame is
 	// in state keep, atomically; it reports whether it stored.
 	SaveFrameUnless(ctx context.Context, streamID, keep, state, owner, user, content string) (bool, error)
+	// SaveFrameItemsUnless is SaveFrameUnless for a frame with pictures
+	// (items, msg_item JSON), stored with it in one step.
+	SaveFrameItemsUnless(ctx context.Context, streamID, keep, state, owner, user, content, items string) (bool, error)
+	// FrameItems returns the pictures stored with the stream's frame ("" when
+	// none).
+	FrameItems(ctx context.Context, streamID string) (string, error)
 	// LoadFrame returns the stream's newest frame; ok is false when none.
 	LoadFrame(ctx context.Context, streamID string) (state, owner, user, content string, ok bool, err error)
 	// LegacyFrame returns the frame a replica of the release before this

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/cards"
 )
 
@@ -47,6 +48,9 @@ type stream struct {
 	// requeued records that it reached the store with the stream open.
 	requeueText atomic.Pointer[string]
 	requeued    bool
+	// items are the pictures the final frame shows (SendFiles, on the
+	// turn's goroutine, before the final frame is rendered).
+	items atomic.Pointer[wecom.MsgItems]
 }
 
 // Requeue makes the frames still to come, the final one included, the
@@ -174,7 +178,12 @@ func (s *stream) save(ctx context.Context, state frameState, content string) (sa
 	if state != frameFinished {
 		return s.c.saveTurnFrame(ctx, s.t.To.Stream, own, state, content)
 	}
+	items := s.items.Load()
 	err = bot.RetryStore(ctx, func(ctx context.Context) error {
+		if items != nil && *items != "" {
+			saved, err = s.c.saveFinalFrame(ctx, s.t.To.Stream, own, content, *items)
+			return err
+		}
 		saved, err = s.c.saveTurnFrame(ctx, s.t.To.Stream, own, state, content)
 		return err
 	}, func(attempt int, err error) {
