@@ -1,7 +1,9 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -183,9 +185,9 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// validateProjects checks projects.*: each project's values, and that at
-// most one is the default. What needs the machine or the network (a path
-// that exists, a reachable remote) is check-config's and serve's to check.
+// validateProjects checks projects.*: each project's values, that a path
+// project's directory exists here, and that at most one is the default.
+// Whether a git remote answers needs the network: check-config warns.
 func validateProjects(c *Config, add func(key, format string, args ...any)) {
 	if c.Projects.IdleCleanup <= 0 {
 		add("projects.idle_cleanup", "must be a positive duration like 720h (30 days), not %s", c.Projects.IdleCleanup)
@@ -215,6 +217,13 @@ func validateProject(p ProjectConfig, add func(key, format string, args ...any))
 		add(p.Key("path"), "and git are both set; a project is either an existing checkout (path) or a repository to clone (git)")
 	case p.Path != "" && !filepath.IsAbs(p.Path):
 		add(p.Key("path"), "must be an absolute path like /srv/checkouts/api, not %q", p.Path)
+	case p.Path != "":
+		// An existing checkout on every replica: this one too.
+		if fi, err := os.Stat(p.Path); err != nil {
+			add(p.Key("path"), "%s does not exist on this machine (%v); check out the project there, or use git: to let wecodex clone it", p.Path, errors.Unwrap(err))
+		} else if !fi.IsDir() {
+			add(p.Key("path"), "%s is not a directory", p.Path)
+		}
 	}
 	if p.Ref != "" && p.Git == "" {
 		add(p.Key("ref"), "needs git: a path project works in its checkout as it is")

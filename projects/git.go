@@ -11,12 +11,15 @@ import (
 
 // git runs one git command with the registry's environment and returns its
 // standard output, trimmed. A failure carries git's own words (its last
-// line of stderr), never the environment.
+// reason, from its stderr), never the environment.
 func (r *Registry) git(ctx context.Context, dir string, args ...string) (string, error) {
 	return runGit(ctx, r.opts.Git, r.opts.Env, dir, args...)
 }
 
 func runGit(ctx context.Context, bin string, env []string, dir string, args ...string) (string, error) {
+	// What a conversation could have written where git looks (its hooks,
+	// an fsmonitor) must never run here, outside the sandbox.
+	args = append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	if env == nil {
@@ -28,7 +31,7 @@ func runGit(ctx context.Context, bin string, env []string, dir string, args ...s
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", &GitError{Args: args, Stderr: lastLine(stderr.String()), Err: err}
+		return "", &GitError{Args: args, Stderr: reason(stderr.String()), Err: err}
 	}
 	return strings.TrimSpace(out.String()), nil
 }
@@ -36,14 +39,17 @@ func runGit(ctx context.Context, bin string, env []string, dir string, args ...s
 // GitError is a git command that failed.
 type GitError struct {
 	Args   []string
-	Stderr string // git's last line of stderr
+	Stderr string // git's reason, from its stderr (see reason)
 	Err    error
 }
 
 func (e *GitError) Error() string {
 	name := "git"
-	if len(e.Args) > 0 {
-		name += " " + e.Args[0]
+	for _, a := range e.Args {
+		if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !strings.Contains(a, "/") {
+			name += " " + a // the subcommand
+			break
+		}
 	}
 	if e.Stderr != "" {
 		return name + ": " + e.Stderr
@@ -61,7 +67,14 @@ func isGitError(err error) bool {
 	return errors.As(err, &g) && errors.As(g.Err, &x)
 }
 
-func lastLine(s string) string {
+// reason is git's own words from its stderr: its first fatal: or error:
+// line (what follows is advice), else its last line.
+func reason(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "fatal:") || strings.HasPrefix(l, "error:") {
+			return l
+		}
+	}
 	return strings.TrimSpace(lines[len(lines)-1])
 }

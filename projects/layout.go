@@ -2,7 +2,6 @@ package projects
 
 import (
 	"path/filepath"
-	"strings"
 )
 
 // worktreesDir is the directory under the workspace root that holds the
@@ -10,12 +9,22 @@ import (
 // workspaces, whose names never start with one.
 const worktreesDir = ".projects"
 
-// tmpDir, in a project's worktree directory, holds each conversation's
-// private temporary directory, out of its worktree.
-const tmpDir = ".tmp"
+// A git project's conversation has one directory of its own,
+// WorkspaceRoot/.projects/<project>/<id>, holding its worktree (named after
+// the project: the directory Codex works in), its git directory and its
+// private temporary directory. The conversation's commands write that one
+// directory, not the worktree alone: Codex makes the git directory a
+// worktree's .git file points at read-only when the worktree itself is a
+// writable root, and git add and commit must write there. What must stay
+// read-only (the .git pointer, the git directory's config and hooks, which
+// wecodex's own git commands outside the sandbox would obey) is listed in
+// Workspace.Read.
+const (
+	gitDirName = "gitdir" // not .git: Codex hides a writable root's .git
+	tmpName    = "tmp"
+)
 
-// projectState is where the project's clone, its lock and the
-// conversations' git directories live.
+// projectState is where the project's clone and its lock live.
 func (r *Registry) projectState(p Project) string {
 	return filepath.Join(r.opts.StateDir, "projects", p.Name)
 }
@@ -28,55 +37,46 @@ func (r *Registry) clonePath(p Project) string {
 // cloneLock guards the clone: making it and fetching it.
 func (r *Registry) cloneLock(p Project) string { return filepath.Join(r.projectState(p), "lock") }
 
-// gitDirs, in a project's worktree directory, holds the conversations' git
-// directories. They sit with the worktrees, not with the clone: replicas
-// that share a state directory but not a workspace root each keep their
-// own, so neither finds the other's branch checked out where it cannot go.
-const gitDirs = ".git"
-
-// worktreeLock guards the conversations' git directories and worktrees.
-func (r *Registry) worktreeLock(p Project) string {
-	return filepath.Join(r.projectWorkspaces(p), gitDirs, "lock")
-}
-
-// conversationGit is the git directory a conversation's worktree belongs to.
-func (r *Registry) conversationGit(p Project, id string) string {
-	return filepath.Join(r.projectWorkspaces(p), gitDirs, id+".git")
-}
-
-// projectWorkspaces is where the project's worktrees (and the private
-// temporary directories of its conversations) are.
+// projectWorkspaces is where the project's conversations have their
+// directories.
 func (r *Registry) projectWorkspaces(p Project) string {
 	return filepath.Join(r.opts.WorkspaceRoot, worktreesDir, p.Name)
 }
 
-// worktreePath is the conversation's worktree.
-func (r *Registry) worktreePath(p Project, id string) string {
-	return filepath.Join(r.projectWorkspaces(p), id)
-}
-
-// tmpPath is the private temporary directory of the conversation id; a
-// path project's conversations share the directory they work in, and so
-// one temporary directory ("" id).
-func (r *Registry) tmpPath(p Project, id string) string {
-	if p.Git == "" {
-		return filepath.Join(r.projectWorkspaces(p), tmpDir)
-	}
-	return filepath.Join(r.projectWorkspaces(p), tmpDir, id)
+// worktreeLock guards the conversations' git directories and worktrees.
+// They sit with the worktrees, not with the clone: replicas that share a
+// state directory but not a workspace root each keep their own, so neither
+// finds the other's branch checked out where it cannot go.
+func (r *Registry) worktreeLock(p Project) string {
+	return filepath.Join(r.projectWorkspaces(p), ".lock")
 }
 
 // layout is what the conversation id's commands reach in project p.
 func (r *Registry) layout(p Project, id string) Workspace {
-	w := Workspace{Project: p.Name, Tmp: r.tmpPath(p, id)}
+	w := Workspace{Project: p.Name}
 	if p.Git == "" {
 		w.Dir = filepath.Clean(p.Path)
+		// A path project's conversations share the directory they work
+		// in, and so one temporary directory.
+		w.Tmp = filepath.Join(r.projectWorkspaces(p), ".tmp")
+		w.Write = []string{w.Dir, w.Tmp}
 		return w
 	}
-	w.Dir = r.worktreePath(p, id)
+	own := filepath.Join(r.projectWorkspaces(p), id)
+	w.Dir = filepath.Join(own, p.Name)
+	w.Tmp = filepath.Join(own, tmpName)
 	w.Branch = BranchPrefix + id
-	w.GitDir = r.conversationGit(p, id)
-	w.Write = []string{w.GitDir}
-	w.Read = []string{filepath.Join(r.clonePath(p), "objects")}
+	w.GitDir = filepath.Join(own, gitDirName)
+	wt := filepath.Join(w.GitDir, "worktrees", p.Name)
+	w.Write = []string{own}
+	w.Read = []string{
+		filepath.Join(r.clonePath(p), "objects"),
+		filepath.Join(w.Dir, ".git"),
+		filepath.Join(w.GitDir, "config"),
+		filepath.Join(w.GitDir, "hooks"),
+		filepath.Join(wt, "commondir"),
+		filepath.Join(wt, "gitdir"),
+	}
 	return w
 }
 
@@ -90,11 +90,12 @@ func (r *Registry) ForDir(dir string) (w Workspace, p Project, ok bool) {
 		if p.Git == "" && filepath.Clean(p.Path) == dir {
 			return r.layout(p, ""), p, true
 		}
-		if p.Git == "" || filepath.Dir(dir) != r.projectWorkspaces(p) {
+		own := filepath.Dir(dir)
+		if p.Git == "" || filepath.Base(dir) != p.Name || filepath.Dir(own) != r.projectWorkspaces(p) {
 			continue
 		}
-		id := filepath.Base(dir)
-		if strings.HasPrefix(id, ".") { // tmpDir, gitDirs
+		id := filepath.Base(own)
+		if !validID(id) {
 			continue
 		}
 		return r.layout(p, id), p, true

@@ -54,3 +54,17 @@ func validName(name string) bool {
 	}
 	return true
 }
+
+// validID reports whether id could be a ConversationID: [A-Za-z0-9_-], not
+// starting with '-' (so no ".", "..", or a hidden directory).
+func validID(id string) bool {
+	if id == "" || id[0] == '-' {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}

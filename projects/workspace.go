@@ -25,12 +25,21 @@ type Workspace struct {
 	// Base is the commit the branch was made from (what /diff compares
 	// with); "" for a Path project.
 	Base string
-	// GitDir is the git directory of the worktree; "" for a Path project.
+	// GitDir is the conversation's own git directory (bare; its objects
+	// fall back to the clone's), which holds the branch and, under
+	// worktrees/<project>, the worktree's index and HEAD; "" for a Path
+	// project.
 	GitDir string
-	// Write are the paths besides Dir and Tmp the conversation's commands
-	// must write for git to work in Dir (GitDir); Read are those they must
-	// read (the clone's objects). Both are this conversation's alone or
-	// the project's content, never another conversation's.
+	// Write are the paths the conversation's commands may write: for a Git
+	// project the conversation's own directory, which holds Dir, GitDir and
+	// Tmp (not Dir alone: see layout.go); for a Path project Dir and Tmp.
+	// Read are paths they may read and never write, even inside Write: the
+	// clone's objects, and what git run outside the sandbox obeys (the
+	// worktree's .git pointer, GitDir's config and hooks, the worktree's
+	// commondir and gitdir files). A sandbox must give exactly these, and
+	// must not list Dir itself as writable: Codex would then make GitDir's
+	// worktree directory read-only, and git add could not write its index.
+	// Nothing here is another conversation's.
 	Write []string
 	Read  []string
 }
@@ -189,12 +198,15 @@ func (r *Registry) Cleanup(ctx context.Context) ([]string, error) {
 		if p.Git == "" {
 			continue
 		}
-		gits, err := filepath.Glob(filepath.Join(r.projectWorkspaces(p), gitDirs, "*.git"))
+		gits, err := filepath.Glob(filepath.Join(r.projectWorkspaces(p), "*", gitDirName))
 		if err != nil {
 			return removed, err
 		}
 		for _, g := range gits {
-			id := filepath.Base(g[:len(g)-len(".git")])
+			id := filepath.Base(filepath.Dir(g))
+			if !validID(id) {
+				continue
+			}
 			done, err := r.cleanOne(ctx, p, id, cutoff)
 			if err != nil {
 				errs = append(errs, err)
@@ -243,4 +255,18 @@ func idleSince(marker string, cutoff time.Time) bool {
 func present(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// Git runs one git command in a Git project's workspace (for /diff, /reset
+// and the like) and returns its standard output, trimmed. It names the
+// worktree's git directory and work tree itself rather than letting git
+// find them from what the conversation's commands could have changed, and,
+// as every git command here, runs no hook or fsmonitor: it runs outside the
+// sandbox. A git answer that is not success is a *GitError.
+func (r *Registry) Git(ctx context.Context, w Workspace, args ...string) (string, error) {
+	if w.GitDir == "" {
+		return "", fmt.Errorf("project %s is not a git project", w.Project)
+	}
+	gitDir := filepath.Join(w.GitDir, "worktrees", filepath.Base(w.Dir))
+	return r.git(ctx, w.Dir, append([]string{"--git-dir", gitDir, "--work-tree", w.Dir}, args...)...)
 }

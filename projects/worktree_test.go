@@ -40,6 +40,9 @@ func TestEachConversationWorksOnItsOwnBranch(t *testing.T) {
 		if b := gitT(t, w.Dir, "branch", "--show-current"); b != w.Branch {
 			t.Errorf("%s: on %q; want %q", conv, b, w.Branch)
 		}
+		if diff, err := r.Git(ctxT(t), w, "diff", "--numstat", w.Base); err != nil || diff != "1\t1\tREADME.md" {
+			t.Errorf("%s: Git diff --numstat = %q, %v", conv, diff, err)
+		}
 		// The workspace again is the same one, change and all.
 		again, err := r.Workspace(ctxT(t), "api", conv)
 		if err != nil || again.Dir != w.Dir || again.Base != head {

@@ -43,6 +43,9 @@ type Options struct {
 	// the thread's working directory (see Confinement), sent with every
 	// thread start and resume in place of Sandbox.
 	Confine func(cwd string) Confinement
+	// Thread, when set, gives each thread its ThreadSettings from its
+	// working directory, sent with every thread start and resume.
+	Thread func(cwd string) ThreadSettings
 	// Phases is the shared phase store (Redis); nil keeps phases in memory.
 	// Either way an in-process cache sits in front of it.
 	Phases acpbridge.PhaseStore
@@ -239,6 +242,8 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, erro
 	if err != nil {
 		return "", fmt.Errorf("start codex thread: %w", err)
 	}
+	ts := a.settings(cwd)
+	config = withEffort(config, ts)
 	var r threadResponse
 	var gen int
 	for resend := true; ; resend = false {
@@ -250,6 +255,7 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, erro
 		}
 		err = c.call(ctx, "thread/start", threadStartParams{
 			Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.sandbox(), Config: config,
+			Model: ts.Model, DeveloperInstructions: ts.Instructions,
 		}, &r)
 		if err == nil {
 			break
@@ -307,8 +313,10 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 		if err != nil {
 			return nil, fmt.Errorf("resume codex thread %s: %w", th.id, err)
 		}
+		ts := a.settings(cwd)
 		err = c.call(ctx, "thread/resume", threadResumeParams{
-			ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.sandbox(), Config: config,
+			ThreadID: th.id, Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.sandbox(), Config: withEffort(config, ts),
+			Model: ts.Model, DeveloperInstructions: ts.Instructions,
 			ExcludeTurns: true,
 		}, nil)
 		if err == nil {

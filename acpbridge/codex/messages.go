@@ -26,10 +26,12 @@ type clientInfo struct {
 // Config is the thread's own config layer: dotted or nested keys, as in
 // config.toml, above every other layer Codex loads.
 type threadStartParams struct {
-	Cwd            string         `json:"cwd,omitempty"`
-	ApprovalPolicy string         `json:"approvalPolicy,omitempty"`
-	Sandbox        string         `json:"sandbox,omitempty"`
-	Config         map[string]any `json:"config,omitempty"`
+	Cwd                   string         `json:"cwd,omitempty"`
+	ApprovalPolicy        string         `json:"approvalPolicy,omitempty"`
+	Sandbox               string         `json:"sandbox,omitempty"`
+	Config                map[string]any `json:"config,omitempty"`
+	Model                 string         `json:"model,omitempty"`
+	DeveloperInstructions string         `json:"developerInstructions,omitempty"`
 }
 
 type threadResumeParams struct {
@@ -38,6 +40,9 @@ type threadResumeParams struct {
 	ApprovalPolicy string         `json:"approvalPolicy,omitempty"`
 	Sandbox        string         `json:"sandbox,omitempty"`
 	Config         map[string]any `json:"config,omitempty"`
+	Model          string         `json:"model,omitempty"`
+	// DeveloperInstructions are ThreadSettings.Instructions.
+	DeveloperInstructions string `json:"developerInstructions,omitempty"`
 	// ExcludeTurns skips full-history hydration, which Codex deprecates; the
 	// history is read page by page with thread/items/list instead.
 	ExcludeTurns bool `json:"excludeTurns,omitempty"`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +26,7 @@ func cmdCheckConfig(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		// What serve would warn about at start, from the same function.
 		warns = append(warns, startWarnings(cfg, exec.LookPath)...)
+		warns = append(warns, remoteWarnings(context.Background(), cfg)...)
 	}
 	printWarnings(stderr, warns)
 	var ps configs.Problems

@@ -51,17 +51,13 @@ type engine struct {
 // chans registered on it, attaches each channel to the engine, and starts
 // the engine and the channels' connections. Stop it with stop after the HTTP
 // server has shut down.
-func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, db *store.DB, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
+func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, reg *projects.Registry, db *store.DB, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
 	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
 	logSandbox(log, cfg, sandbox)
-	reg, err := newProjects(cfg, root, log)
-	if err != nil {
-		return nil, err
-	}
-	agent, err := newAgent(ctx, cfg, sandbox, store.NewPhases(db), obs.AgentRestarted, log)
+	agent, err := newAgent(ctx, cfg, sandbox, reg, store.NewPhases(db), obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +176,7 @@ func replicaID() string {
 // the store (its own in-process cache sits in front), so any replica and a
 // restarted app-server still route commentary to the progress section, and
 // confines each thread to sandbox (none when nil).
-func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, phases acpbridge.PhaseStore, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
+func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, reg *projects.Registry, phases acpbridge.PhaseStore, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
 		a, err := external.New(ctx, external.Options{
@@ -218,6 +214,9 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 		}
 		if sandbox != nil {
 			opts.Confine = sandbox.confine
+		}
+		if reg != nil {
+			opts.Thread = projectThread(reg)
 		}
 		return codex.New(opts), nil
 	default:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/childenv"
 	"github.com/wecodex/wecodex/configs"
@@ -16,10 +17,14 @@ import (
 )
 
 // newProjects is the registry of projects.*, or nil when none are
-// configured. root is the absolute agent.workspace_root.
-func newProjects(cfg *configs.Config, root string, log *slog.Logger) (*projects.Registry, error) {
+// configured. It touches no disk: clones are made on first use.
+func newProjects(cfg *configs.Config, log *slog.Logger) (*projects.Registry, error) {
 	if len(cfg.Projects.List) == 0 {
 		return nil, nil
+	}
+	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
+	if err != nil {
+		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
 	list := make([]projects.Project, 0, len(cfg.Projects.List))
 	for _, p := range cfg.Projects.List {
@@ -98,11 +103,15 @@ func runCleanup(ctx context.Context, reg *projects.Registry, idle time.Duration,
 	}
 }
 
-// projectDirFor is the registry's answer for the sandbox: what a session
-// working in dir reaches beyond it, when dir is a project's.
-func projectDirFor(reg *projects.Registry, dir string) (projects.Workspace, projects.Project, bool) {
-	if reg == nil {
-		return projects.Workspace{}, projects.Project{}, false
+// projectThread gives a thread working in a project's directory the
+// project's model, effort and instructions.
+func projectThread(reg *projects.Registry) func(cwd string) codex.ThreadSettings {
+	return func(cwd string) codex.ThreadSettings {
+		_, p, ok := reg.ForDir(cwd)
+		if !ok {
+			return codex.ThreadSettings{}
+		}
+		s := p.Settings
+		return codex.ThreadSettings{Model: s.Model, Effort: s.Effort, Instructions: s.Instructions}
 	}
-	return reg.ForDir(filepath.Clean(dir))
 }

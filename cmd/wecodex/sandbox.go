@@ -16,6 +16,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/projects"
 )
 
 // systemDeny are the paths inside Codex's platform minimum, or shared by
@@ -36,6 +37,11 @@ type conversationSandbox struct {
 	readOnly bool
 	read     []string
 	deny     []string
+	// projects, when configured, gives the sessions working in a project
+	// what they reach instead (projectConfine), and projectRead the
+	// projects.<name>.sandbox.read lists, checked like read.
+	projects    *projects.Registry
+	projectRead map[string][]string
 }
 
 // protectedPath is a path whose contents no conversation may reach.
@@ -63,7 +69,7 @@ var minimalDirs = []string{"/bin", "/sbin", "/lib", "/lib64", "/usr", "/etc"}
 // root (some conversation's workspace would hold it), an agent.sandbox.read
 // entry that holds the workspace root or lies inside it or one of those, and
 // a workspace root inside Codex's platform minimum.
-func newConversationSandbox(cfg *configs.Config, configPath string, getenv func(string) string) (*conversationSandbox, error) {
+func newConversationSandbox(cfg *configs.Config, configPath string, getenv func(string) string, reg *projects.Registry) (*conversationSandbox, error) {
 	g := cfg.Agent
 	if g.Kind != configs.AgentCodex || g.Codex.Sandbox == "danger-full-access" {
 		return nil, nil
@@ -114,23 +120,12 @@ func newConversationSandbox(cfg *configs.Config, configPath string, getenv func(
 	if err := checkCodexProfile(g.Codex.CodexHome(getenv), g.Codex.Config); err != nil {
 		return nil, err
 	}
-	s := &conversationSandbox{readOnly: g.Codex.Sandbox == "read-only"}
-	for i, r := range g.Sandbox.Read {
-		r = filepath.Clean(r)
-		key := fmt.Sprintf("agent.sandbox.read[%d] %s", i, r)
-		switch {
-		case pathWithin(root, r):
-			return nil, fmt.Errorf("%s holds agent.workspace_root %s: every conversation's commands would read every workspace; "+
-				"list the directories they need inside it instead", key, root)
-		case pathWithin(r, root):
-			return nil, fmt.Errorf("%s is inside agent.workspace_root %s: every conversation's commands would read the workspaces there; remove it", key, root)
-		}
-		for _, p := range protected {
-			if pathWithin(r, p.path) {
-				return nil, fmt.Errorf("%s is inside %s %s, which no conversation's commands may read; remove it", key, p.what, p.path)
-			}
-		}
-		s.read = append(s.read, r)
+	s := &conversationSandbox{readOnly: g.Codex.Sandbox == "read-only", projects: reg}
+	if s.read, err = checkSandboxRead("agent.sandbox.read", g.Sandbox.Read, root, protected); err != nil {
+		return nil, err
+	}
+	if err := s.checkProjects(cfg, root, protected); err != nil {
+		return nil, err
 	}
 	deny := slices.Clone(systemDeny)
 	for _, d := range g.Sandbox.Deny {
@@ -147,8 +142,35 @@ func newConversationSandbox(cfg *configs.Config, configPath string, getenv func(
 	return s, nil
 }
 
+// checkSandboxRead checks the entries of an agent.sandbox.read list (key
+// names it) against the layout and returns them cleaned.
+func checkSandboxRead(key string, list []string, root string, protected []protectedPath) ([]string, error) {
+	var out []string
+	for i, r := range list {
+		r = filepath.Clean(r)
+		key := fmt.Sprintf("%s[%d] %s", key, i, r)
+		switch {
+		case pathWithin(root, r):
+			return nil, fmt.Errorf("%s holds agent.workspace_root %s: every conversation's commands would read every workspace; "+
+				"list the directories they need inside it instead", key, root)
+		case pathWithin(r, root):
+			return nil, fmt.Errorf("%s is inside agent.workspace_root %s: every conversation's commands would read the workspaces there; remove it", key, root)
+		}
+		for _, p := range protected {
+			if pathWithin(r, p.path) {
+				return nil, fmt.Errorf("%s is inside %s %s, which no conversation's commands may read; remove it", key, p.what, p.path)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 // confine is the Confinement of the conversation working in cwd.
 func (s *conversationSandbox) confine(cwd string) codex.Confinement {
+	if c, ok := s.projectConfine(cwd); ok {
+		return c
+	}
 	tmp := bot.WorkspaceTmp(cwd)
 	c := codex.Confinement{Read: s.read, Write: []string{tmp}, TmpDir: tmp}
 	if s.readOnly {

@@ -55,7 +55,11 @@ const (
 // (see engine.drain) while still answering callbacks, and shuts down.
 func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger) error {
 	ctx := sd.drain
-	sandbox, err := newConversationSandbox(cfg, configPath, os.Getenv)
+	reg, err := newProjects(cfg, log)
+	if err != nil {
+		return err
+	}
+	sandbox, err := newConversationSandbox(cfg, configPath, os.Getenv, reg)
 	if err != nil {
 		return err
 	}
@@ -120,7 +124,7 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 	var eng *engine
 	// With no channel configured nobody can reach an engine: none runs.
 	if len(chans) > 0 {
-		eng, err = startEngine(ctx, cfg, sandbox, st, replica, chans, tel.obs, log)
+		eng, err = startEngine(ctx, cfg, sandbox, reg, st, replica, chans, tel.obs, log)
 		if err != nil {
 			return err
 		}

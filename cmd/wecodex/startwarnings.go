@@ -19,6 +19,7 @@ func startWarnings(cfg *configs.Config, lookPath func(string) (string, error)) [
 	if len(a.AllowUsers) == 0 && len(a.AllowChats) == 0 && len(a.Admins) == 0 {
 		ws = append(ws, configs.Warning{Key: "access", Message: "access lists are empty: nobody may use the bot until access.allow_users, access.allow_chats or access.admins names someone"})
 	}
+	ws = append(ws, projectWarnings(cfg)...)
 	if len(cfg.Redis.Addrs()) == 0 {
 		ws = append(ws, configs.Warning{Key: "redis.addr", Message: "empty: using an embedded in-memory Redis; nothing survives a restart and replicas cannot share state"})
 	}

@@ -30,6 +30,9 @@ type Request struct {
 	// InputTypes lists each input item's type ("message", "reasoning",
 	// "function_call", "function_call_output", ...), in order.
 	InputTypes []string
+	// Developer are the texts of the input's developer messages, in order:
+	// Codex's permission notes and the thread's developer instructions.
+	Developer []string
 	// CallOutputs are the input's function_call_output items: what Codex
 	// reports back after running a tool.
 	CallOutputs []CallOutput
@@ -89,9 +92,12 @@ func parseResponsesBody(req *Request, body []byte) error {
 		case "message":
 			images := contentImages(it.Content)
 			req.Images = append(req.Images, images...)
-			if it.Role == "user" {
+			switch it.Role {
+			case "user":
 				req.UserText = contentText(it.Content)
 				req.UserImages = images
+			case "developer":
+				req.Developer = append(req.Developer, contentText(it.Content))
 			}
 		case "function_call_output":
 			req.CallOutputs = append(req.CallOutputs, CallOutput{CallID: it.CallID, Output: contentText(it.Output)})
