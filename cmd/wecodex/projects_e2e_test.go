@@ -133,7 +133,7 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 		"alice": {"You work on the api service.", wtA}, "bob": {"You work on the api service.", wtB}, "carol": {"You work on misc.", misc},
 	} {
 		r := firstRequest(t, reqs, who+" works")
-		if !containsText(r.Developer, want.instructions) {
+		if !anyContains(r.Developer, want.instructions) {
 			t.Errorf("%s's model request has developer messages %q; want one with %q", who, r.Developer, want.instructions)
 		}
 		if !strings.Contains(string(r.Body), "<cwd>"+want.cwd+"</cwd>") {
@@ -154,7 +154,7 @@ func firstRequest(t *testing.T, reqs []sm.Request, text string) sm.Request {
 	return sm.Request{}
 }
 
-func containsText(texts []string, s string) bool {
+func anyContains(texts []string, s string) bool {
 	for _, t := range texts {
 		if strings.Contains(t, s) {
 			return true
