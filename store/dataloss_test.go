@@ -65,3 +65,42 @@ func testTurnRunning(t *testing.T, s *stores) {
 	}
 	running(false, "once the replica is gone")
 }
+
+// A recorded message is claimed by its fetcher while it renews; once the
+// claim lapses one other process takes it over; a forgotten one is gone.
+func TestFetchRecords(t *testing.T) { forEachBackend(t, testFetchRecords) }
+
+func testFetchRecords(t *testing.T, s *stores) {
+	ctx := context.Background()
+	if ok, err := s.RecordFetch(ctx, "s1", []byte("m1"), "a", time.Minute); err != nil || !ok {
+		t.Fatalf("RecordFetch = %v, %v", ok, err)
+	}
+	if ok, err := s.RecordFetch(ctx, "s1", []byte("again"), "b", time.Minute); err != nil || ok {
+		t.Fatalf("RecordFetch of a redelivery = %v, %v; want kept as it was", ok, err)
+	}
+	if got, err := s.TakeLapsedFetches(ctx, "b", time.Minute); err != nil || len(got) != 0 {
+		t.Fatalf("TakeLapsedFetches while claimed = %q, %v", got, err)
+	}
+	if held, err := s.RenewFetch(ctx, "s1", "b", time.Minute); err != nil || held {
+		t.Fatalf("RenewFetch by another = %v, %v", held, err)
+	}
+	// a dies: its claim lapses.
+	if err := s.Client().Del(ctx, s.Webhook.keys.FetchClaim("s1")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.TakeLapsedFetches(ctx, "b", time.Minute); err != nil || len(got) != 1 || string(got["s1"]) != "m1" {
+		t.Fatalf("TakeLapsedFetches after the lapse = %q, %v; want s1: m1", got, err)
+	}
+	if got, err := s.TakeLapsedFetches(ctx, "c", time.Minute); err != nil || len(got) != 0 {
+		t.Fatalf("TakeLapsedFetches by a third = %q, %v; want nothing, b holds it", got, err)
+	}
+	if held, err := s.RenewFetch(ctx, "s1", "b", time.Minute); err != nil || !held {
+		t.Fatalf("RenewFetch by b = %v, %v", held, err)
+	}
+	if err := s.ForgetFetch(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Client().Exists(ctx, s.Webhook.keys.Fetches(), s.Webhook.keys.Fetch("s1"), s.Webhook.keys.FetchClaim("s1")).Result(); err != nil || n != 0 {
+		t.Fatalf("%d keys left after ForgetFetch, %v", n, err)
+	}
+}

@@ -76,6 +76,10 @@ const (
 	// Keys.DataMark) only has to outlive every frame and lease it vouches
 	// for; each frame that goes missing renews it.
 	DataMarkTTL = ConversationTTL
+	// FetchTTL: a webhook message whose files are being fetched is kept
+	// until it is received; WeCom's links to its files live 5 minutes and
+	// its stream 6, so past this nothing can be done with it.
+	FetchTTL = FrameTTL
 )
 
 // Keys builds the Redis keys under one prefix. The keys of one
@@ -152,6 +156,22 @@ func (k Keys) DataMark() string { return k.prefix + "{data}:mark" }
 // DataLoss exists for a while after the data mark was found gone (see
 // Webhook.NoteMissingFrame). TTL: the window the caller passes.
 func (k Keys) DataLoss() string { return k.prefix + "{data}:loss" }
+
+// Fetches is the set of webhook streams whose message's files are being
+// fetched (see Webhook.RecordFetch). Its keys share the hash tag
+// {webhook:fetches}, so one script touches the set and a message's keys
+// together. TTL FetchTTL, renewed on each add.
+func (k Keys) Fetches() string { return k.prefix + "{webhook:fetches}" }
+
+// Fetch is the message of a stream in Fetches, as the webhook recorded it.
+// TTL FetchTTL.
+func (k Keys) Fetch(streamID string) string { return k.prefix + "{webhook:fetches}:msg:" + streamID }
+
+// FetchClaim names the process fetching a stream's files; it lapses when
+// that process stops renewing it. TTL: the claim the caller passes.
+func (k Keys) FetchClaim(streamID string) string {
+	return k.prefix + "{webhook:fetches}:claim:" + streamID
+}
 
 // LegacyFrame is where the release before this one (f4bf939) kept a
 // stream's frame, as one string: a state byte, an owner record and the

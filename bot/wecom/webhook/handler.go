@@ -59,6 +59,10 @@ type HandlerOptions struct {
 	// Media fetches the files of messages (wecom.media.*); its Key is set
 	// to the bot's EncodingAESKey, which encrypts them.
 	Media wecom.Fetcher
+	// FetchClaim is how long a process that died while fetching a
+	// message's files keeps it from the others (see fetchlog.go); zero
+	// means DefaultFetchClaim.
+	FetchClaim time.Duration
 }
 
 // Handler is the AI bot's webhook endpoint (wecom.aibot.path): it
@@ -77,6 +81,11 @@ type Handler struct {
 	life       context.Context // ends with Close: the background receives
 	stop       context.CancelFunc
 	background sync.WaitGroup
+
+	// fetchLog records messages with files (nil: Streams does not).
+	fetchLog FetchLog
+	claimer  string        // this process, in its fetch claims
+	claim    time.Duration // FetchClaim
 }
 
 // NewHandler checks the credentials and returns the endpoint handler.
@@ -99,9 +108,21 @@ func NewHandler(o HandlerOptions) (*Handler, error) {
 		return nil, fmt.Errorf("wecom aibot webhook: %w", err)
 	}
 	o.Media.Key = key
+	if o.FetchClaim <= 0 {
+		o.FetchClaim = DefaultFetchClaim
+	}
 	life, stop := context.WithCancel(context.Background())
-	return &Handler{crypter: c, streams: o.Streams, log: o.Logger, now: o.Now,
-		fetcher: o.Media, streamKey: key, life: life, stop: stop}, nil
+	h := &Handler{crypter: c, streams: o.Streams, log: o.Logger, now: o.Now,
+		fetcher: o.Media, streamKey: key, life: life, stop: stop, claimer: newClaimer(), claim: o.FetchClaim}
+	if fl, ok := o.Streams.(FetchLog); ok {
+		h.fetchLog = fl
+		h.background.Add(1)
+		go func() {
+			defer h.background.Done()
+			h.takeOverFetches()
+		}()
+	}
+	return h, nil
 }
 
 // ServeHTTP answers GET URL checks and POST callbacks.

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/wecodex/wecodex/bot"
 )
@@ -48,3 +49,22 @@ func (b bound) Hold(ctx context.Context, m bot.Message, text string) (Frame, boo
 func (b bound) Settle(ctx context.Context, m bot.Message, text string) error {
 	return b.c.Settle(ctx, m, text)
 }
+
+func (b bound) RecordFetch(ctx context.Context, streamID string, msg []byte, claimer string, claim time.Duration) (bool, error) {
+	return b.c.store.RecordFetch(ctx, streamID, msg, claimer, claim)
+}
+
+func (b bound) RenewFetch(ctx context.Context, streamID, claimer string, claim time.Duration) (bool, error) {
+	return b.c.store.RenewFetch(ctx, streamID, claimer, claim)
+}
+
+func (b bound) ForgetFetch(ctx context.Context, streamID string) error {
+	return b.c.store.ForgetFetch(ctx, streamID)
+}
+
+func (b bound) TakeLapsedFetches(ctx context.Context, claimer string, claim time.Duration) (map[string][]byte, error) {
+	return b.c.store.TakeLapsedFetches(ctx, claimer, claim)
+}
+
+// The endpoint records messages with files through the channel's store.
+var _ FetchLog = bound{}

@@ -55,10 +55,21 @@ func (h *Handler) receiveMedia(w http.ResponseWriter, r *http.Request, q wecom.Q
 		h.fail(w, "hold the stream of a message with attachments", err, "msgid", cb.MsgID, "user", cb.UserID)
 		return
 	}
-	h.reply(w, q, f)
 	if !held {
+		h.reply(w, q, f)
 		return // a redelivery: the first delivery fetches and receives
 	}
+	if err := h.recordFetch(ctx, m, cb.Media); err != nil {
+		// Unrecorded, the message would be lost with this process, its card
+		// saying "Fetching…": say at once that it was not taken.
+		h.log.Error("aibot message with attachments not recorded; not taken", "msgid", cb.MsgID, "user", cb.UserID, "err", err)
+		if err := h.streams.Settle(ctx, m, textNotRecorded); err != nil {
+			h.log.Error("aibot message with attachments: cannot say it was not taken", "msgid", cb.MsgID, "err", err)
+		}
+		h.reply(w, q, Frame{StreamID: m.Reply.Stream, Content: textNotRecorded, Finish: true})
+		return
+	}
+	h.reply(w, q, f)
 	h.background.Add(1)
 	go func() {
 		defer h.background.Done()
@@ -69,8 +80,25 @@ func (h *Handler) receiveMedia(w http.ResponseWriter, r *http.Request, q wecom.Q
 // fetchAndReceive fetches m's files and hands m to intake, retrying a store
 // that fails: WeCom was answered already and will not deliver it again.
 func (h *Handler) fetchAndReceive(m bot.Message, refs []wecom.MediaRef) {
+	stopClaim := h.keepClaim(m)
+	defer stopClaim()
+	if h.receiveFetched(m, refs) {
+		h.forgetFetch(m)
+	}
+}
+
+// receiveFetched fetches m's files and hands m to intake, or finishes its
+// card; done is false when the process stopped meanwhile or the card could
+// not be finished, so the record is kept for another process.
+func (h *Handler) receiveFetched(m bot.Message, refs []wecom.MediaRef) (done bool) {
 	ctx := h.life
 	m.Attachments = h.fetcher.Fetch(ctx, m.ID, refs)
+	if ctx.Err() != nil && h.fetchLog != nil {
+		// The process stops (or was killed) mid-download: the record's
+		// claim lapses and another process, or this one started again,
+		// fetches the files again (fetchlog.go).
+		return false
+	}
 	log := h.log.With("msgid", m.ID, "user", m.User, "stream", m.Reply.Stream)
 	for _, a := range m.Attachments {
 		if a.Problem != "" {
@@ -84,7 +112,7 @@ func (h *Handler) fetchAndReceive(m bot.Message, refs []wecom.MediaRef) {
 		_, err := h.streams.Receive(rctx, m)
 		cancel()
 		if err == nil {
-			return
+			return true
 		}
 		if ctx.Err() != nil || time.Now().Add(wait).After(deadline) {
 			log.Error("aibot message with attachments not taken", "err", err)
@@ -92,8 +120,9 @@ func (h *Handler) fetchAndReceive(m bot.Message, refs []wecom.MediaRef) {
 			defer cancel()
 			if err := h.streams.Settle(sctx, m, textNotTaken); err != nil {
 				log.Error("aibot message with attachments: cannot say it was not taken", "err", err)
+				return false // its claim lapses and another process tries
 			}
-			return
+			return true
 		}
 		log.Warn("aibot message with attachments not taken yet; retrying", "err", err, "in", wait)
 		select {

@@ -35,6 +35,8 @@ type Store interface {
 	// TurnRunning reports whether a turn of conv holds its lease on a
 	// replica whose heartbeat is current.
 	TurnRunning(ctx context.Context, conv string) (bool, error)
+	// FetchLog keeps the messages whose files are being fetched.
+	FetchLog
 	// SaveRest keeps a long answer, unread from byte offset from, for the
 	// conversation's /more, replacing any earlier one.
 	SaveRest(ctx context.Context, conv, title, answer string, from int) error
