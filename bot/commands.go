@@ -16,7 +16,7 @@ func parseCommand(text string) (string, bool) {
 	word, _, _ := strings.Cut(text, " ")
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
-	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending":
+	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending", "/file":
 		return word, true
 	}
 	return "", false
@@ -60,6 +60,8 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 		return textNothingToRun, nil
 	case "/status":
 		return in.status(ctx, m.Conversation.Key())
+	case "/file":
+		return in.file(ctx, ch, m)
 	}
 	return textHelp, nil
 }

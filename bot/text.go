@@ -22,6 +22,7 @@ const (
 		"- `/approve` [`always`] [`N`] — let the agent do what it asks (`always`: for the rest of the session); `/deny` [`N`] — refuse\n" +
 		"- `/pending` — the requests waiting for your decision, in any conversation\n" +
 		"- `/more` — the next part of an answer too long for one reply\n" +
+		"- `/file <name>` — send a file of this conversation's workspace (where the channel can send files)\n" +
 		"- `/help` — this list\n\n" +
 		"Anything else is sent to the agent. Messages sent while it works wait their turn."
 	textNew          = "OK — the next message starts a fresh session."

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/wecodex/wecodex/bot"
 )
@@ -66,4 +67,27 @@ func (p *presenter) sendUploads(ctx context.Context) {
 			p.log.Warn("file of the answer not sent", "type", u.typ, "err", err)
 		}
 	}
+}
+
+var _ bot.FileChannel = (*Channel)(nil)
+
+// SendFile answers /file: it uploads f as temporary media and sends it to
+// the conversation's user, a picture as an image message.
+func (c *Channel) SendFile(ctx context.Context, r bot.Reply, f bot.OutFile) error {
+	user := r.Conversation.ID // an app conversation is its user's
+	typ := "file"
+	if f.Image && len(f.Data) <= maxImageBytes {
+		typ = "image"
+	}
+	if len(f.Data) > maxFileBytes {
+		return errors.New(textFileTooLarge)
+	}
+	id, err := c.api.uploadMedia(ctx, typ, f.Base(), f.Data)
+	if err != nil {
+		return err
+	}
+	if err := c.pace.wait(ctx, user); err != nil {
+		return err
+	}
+	return c.api.sendMedia(ctx, user, typ, id)
 }

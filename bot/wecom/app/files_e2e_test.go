@@ -58,4 +58,15 @@ func TestFilesBack(t *testing.T) {
 	if uploads != 2 {
 		t.Fatalf("uploads = %d, want 2 (the picture and the PDF only)", uploads)
 	}
+
+	// /file sends the PDF again, after which it says so.
+	sendText(t, n.cb, testUser, "/file report.pdf")
+	if _, err := r.api.Wait(waitCtx(t), func(rec wecomtest.AppRecord) bool { return rec.Content == "📎 Sent `report.pdf`." }); err != nil {
+		t.Fatal(err)
+	}
+	sent = r.api.Delivered(testUser, "")
+	again := sent[len(sent)-2]
+	if m, ok := r.api.Uploaded(again.Content); again.MsgType != "file" || !ok || !bytes.Equal(m.Data, codextest.FilesReport) {
+		t.Fatalf("before /file's answer came %s %s, want the PDF again", again.MsgType, again.Content)
+	}
 }

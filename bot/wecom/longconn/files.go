@@ -39,3 +39,16 @@ func (p *presenter) SendFiles(ctx context.Context, files []bot.OutFile) []string
 	p.mu.Unlock()
 	return notes
 }
+
+var _ bot.FileChannel = (*Channel)(nil)
+
+// SendFile answers /file: it uploads f and sends it to the conversation, a
+// picture as an image message, anything else as a file.
+func (c *Channel) SendFile(ctx context.Context, r bot.Reply, f bot.OutFile) error {
+	typ := "file"
+	if f.Image && len(f.Data) <= MaxMsgItemBytes {
+		typ = "image"
+	}
+	_, err := c.conn.SendFile(ctx, r.Conversation.ID, typ, f.Base(), f.Data)
+	return err
+}

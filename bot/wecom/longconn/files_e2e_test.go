@@ -50,4 +50,27 @@ func TestEngineFilesBackOverLongConnection(t *testing.T) {
 	if ups := srv.Uploads(); len(ups) != 1 {
 		t.Fatalf("uploads = %d, want only the PDF", len(ups))
 	}
+
+	// /file sends a file of the workspace again, within the same rules.
+	for _, c := range []struct{ text, reply string }{
+		{"/file report.pdf", "📎 Sent `report.pdf`."},
+		{"/file ../other/secret", "📎 `../other/secret` not sent: it is outside the conversation's workspace."},
+		{"/file out/link", "📎 `out/link` not sent: it is outside the conversation's workspace."},
+	} {
+		id, err := srv.PushMessage(wecomtest.LongConnMessage{MsgID: "file-" + c.text, UserID: "zhangsan", Text: c.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := srv.Wait(ctx, wecomtest.IsFinalStream(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Stream().Content; got != c.reply {
+			t.Fatalf("%s answered %q, want %q", c.text, got, c.reply)
+		}
+	}
+	ups := srv.Uploads()
+	if len(ups) != 2 || ups[1].Filename != "report.pdf" || !bytes.Equal(ups[1].Data, codextest.FilesReport) {
+		t.Fatalf("uploads after /file = %d, want the PDF twice, byte for byte", len(ups))
+	}
 }

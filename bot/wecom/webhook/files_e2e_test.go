@@ -86,6 +86,19 @@ func TestEngineFilesBackOverWebhook(t *testing.T) {
 	if !strings.HasSuffix(final.Content, want) {
 		t.Fatalf("final frame %q\nwant it to end with\n%s", final.Content, want)
 	}
+	// /file answers with the reason: the webhook cannot send a file.
+	asked, err := e.sim.Send(e.ctx, wecomtest.Message{MsgID: "files-wh-2", From: "alice", Text: "/file report.pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := e.sim.Follow(e.ctx, asked.ID, 20*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := "📎 `report.pdf` is in the workspace, but this channel cannot send files: WeCom's webhook bot shows only pictures, with an answer. " +
+		"Ask the agent to show what you need of it as text; on the long connection or the self-built app, wecodex sends files."; reply.Content != w {
+		t.Fatalf("/file answered %q, want %q", reply.Content, w)
+	}
 }
 
 // TestEngineContinuationPastStreamWindow (issue 27 item 5): with a 3 s
