@@ -16,7 +16,8 @@ func parseCommand(text string) (string, bool) {
 	word, _, _ := strings.Cut(text, " ")
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
-	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending", "/file":
+	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending", "/file",
+		"/project", "/diff", "/reset":
 		return word, true
 	}
 	return "", false
@@ -63,7 +64,10 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 	case "/file":
 		return in.file(ctx, ch, m)
 	}
-	return textHelp, nil
+	if isProjectCommand(cmd) {
+		return in.projectCommand(ctx, m, cmd)
+	}
+	return in.help(), nil
 }
 
 func (in *intake) status(ctx context.Context, conv string) (string, error) {
@@ -81,4 +85,14 @@ func (in *intake) status(ctx context.Context, conv string) (string, error) {
 	}
 	in.log.Info("status", "conv", conv, "replica", replica, "session", session, "waiting", len(waiting))
 	return textStatus(token != 0, len(waiting), session != ""), nil
+}
+
+// help is /help's answer: the project commands only where projects are
+// configured.
+func (in *intake) help() string {
+	if in.cfg.Projects == nil {
+		return textHelp
+	}
+	head, tail, _ := strings.Cut(textHelp, "- `/help`")
+	return head + textProjectHelp + "- `/help`" + tail
 }

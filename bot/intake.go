@@ -45,6 +45,7 @@ type queued struct {
 	Conversation string `json:"conv"`
 	Kind         string `json:"chat"`
 	Group        *bool  `json:"group,omitempty"`
+	Member       string `json:"member,omitempty"`
 	User         string `json:"user"`
 	UserName     string `json:"user_name,omitempty"`
 	Text         string `json:"text"`
@@ -64,7 +65,7 @@ type queued struct {
 
 // conversation is the conversation q was queued in.
 func (q queued) conversation() Conversation {
-	c, _ := conversationOf(q.Kind, q.Conversation, q.Group)
+	c, _ := conversationOf(q.Kind, q.Member, q.Conversation, q.Group)
 	return c
 }
 
@@ -72,7 +73,7 @@ func (q queued) conversation() Conversation {
 // that were bare user or chat ids, which cannot tell a user from a group
 // with the same id.
 func (q queued) namespaced() bool {
-	_, ok := conversationOf(q.Kind, q.Conversation, q.Group)
+	_, ok := conversationOf(q.Kind, q.Member, q.Conversation, q.Group)
 	return ok
 }
 
@@ -96,6 +97,7 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	if m.ID == "" || m.User == "" {
 		return Receipt{}, errors.New("receive message: it has no id or no user")
 	}
+	m.Conversation = in.perUser(m)
 	if err := m.Conversation.valid(); err != nil {
 		return Receipt{}, fmt.Errorf("receive message %s: %w", m.ID, err)
 	}
@@ -206,7 +208,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	}
 	conv, group := m.Conversation.Key(), m.Conversation.Group
 	item, err := json.Marshal(queued{
-		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: conv, Kind: m.Conversation.Kind, Group: &group, User: m.User,
+		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: conv, Kind: m.Conversation.Kind, Group: &group, Member: m.Conversation.Member, User: m.User,
 		UserName: m.UserName, Text: text, Quote: m.Quote, Attachments: atts,
 		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
 		Received: time.Now().UnixMilli(),

@@ -1,6 +1,10 @@
 package bot
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"slices"
+)
 
 // Projects is what the engine needs of the projects admins bind chats and
 // users to (package projects implements it; cmd/wecodex wires it in as
@@ -16,22 +20,81 @@ type Projects interface {
 	// Key) in project, making it when missing (for a git project, its
 	// worktree on its own branch). An error fails the turn.
 	Workspace(ctx context.Context, project, conversation string) (dir string, err error)
+	// Names are every project, in the admin's order.
+	Names() []string
+	// MayUse reports whether a conversation in chat ("" for none) with
+	// user ("" for a whole group) may work in project.
+	MayUse(project, chat, user string) bool
+	// PerUser reports whether project gives each member of a group a
+	// session and worktree of their own (group_sessions: per_user).
+	PerUser(project string) bool
+	// Changes is what the conversation changed in project against the
+	// project's ref; git is false for a project that is no git project.
+	Changes(ctx context.Context, project, conversation string) (c ProjectChanges, git bool, err error)
+	// Reset discards what the conversation changed in project; git is
+	// false for a project that is no git project.
+	Reset(ctx context.Context, project, conversation string) (git bool, err error)
+}
+
+// ProjectChanges are a conversation's changes in a git project (/diff).
+type ProjectChanges struct {
+	Branch string
+	Files  []FileChange
+	// Patch is the unified diff, new files' text included.
+	Patch string
+}
+
+// FileChange is one changed file: its lines added and deleted (none
+// counted for a binary file), and whether git tracks it yet.
+type FileChange struct {
+	Path           string
+	Added, Deleted int
+	Binary, New    bool
 }
 
 // projectOf is the project q's conversation works in, "" for none: the
-// first that names its group chat or its sender, else the default.
-func (r *turnRunner) projectOf(q queued) string {
-	if r.cfg.Projects == nil {
-		return ""
+// one it chose with /project while it may still use it, else the first
+// that names its group chat or its sender, else the default.
+func (r *turnRunner) projectOf(ctx context.Context, q queued) (string, error) {
+	return currentProject(ctx, r.cfg.Projects, r.store, q.conversation(), q.User)
+}
+
+// currentProject is the project conv, where user speaks, works in (see
+// projectOf).
+func currentProject(ctx context.Context, ps Projects, st projectChoices, conv Conversation, user string) (string, error) {
+	if ps == nil {
+		return "", nil
 	}
-	c := q.conversation()
-	chat := ""
-	if c.Group {
-		chat = c.ID
+	chosen, err := st.ChosenProject(ctx, conv.Key())
+	if err != nil {
+		return "", fmt.Errorf("read the project %s chose: %w", conv.Key(), err)
 	}
-	name, ok := r.cfg.Projects.Resolve(chat, q.User)
+	chat, scope := projectScope(conv, user)
+	if chosen != "" && slices.Contains(ps.Names(), chosen) && ps.MayUse(chosen, chat, scope) {
+		return chosen, nil
+	}
+	name, ok := ps.Resolve(chat, user)
 	if !ok {
-		return ""
+		return "", nil
 	}
-	return name
+	return name, nil
+}
+
+// projectScope is whom a conversation's project choice is checked for:
+// the group chat ("" in a 1:1 chat) and the user, or no user in a session
+// the whole group shares, whose choice is the group's and holds for every
+// member.
+func projectScope(conv Conversation, user string) (chat, scope string) {
+	if !conv.Group {
+		return "", user
+	}
+	if conv.shared() {
+		return conv.ID, ""
+	}
+	return conv.ID, conv.Member
+}
+
+// projectChoices is the part of the store that keeps /project's choice.
+type projectChoices interface {
+	ChosenProject(ctx context.Context, conv string) (string, error)
 }

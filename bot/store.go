@@ -69,6 +69,8 @@ type IntakeStore interface {
 	ForgetSession(ctx context.Context, conv string) error
 	ReserveBacklog(ctx context.Context, user, message string, max int) (reserved, added bool, err error)
 	ReleaseBacklog(ctx context.Context, user, message string) error
+	ChooseProject(ctx context.Context, conv, project string) error
+	ChosenProject(ctx context.Context, conv string) (string, error)
 }
 
 // SchedulerStore is what the scheduler uses: leases, the queue, affinity and
@@ -85,6 +87,7 @@ type TurnStore interface {
 	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 	TouchConversation(ctx context.Context, conv, user string, at time.Time) error
+	ChosenProject(ctx context.Context, conv string) (string, error)
 }
 
 // Dedupe remembers which platform messages were already received.
@@ -134,6 +137,11 @@ type Conversations interface {
 	// TouchConversation records that a turn of conv, sent by user, started
 	// at at, and lists conv among the conversations (newest first).
 	TouchConversation(ctx context.Context, conv, user string, at time.Time) error
+	// ChooseProject records the project conv chose (/project) and drops
+	// its session, so the next turn starts fresh there.
+	ChooseProject(ctx context.Context, conv, project string) error
+	// ChosenProject is what ChooseProject recorded, "" for nothing.
+	ChosenProject(ctx context.Context, conv string) (string, error)
 }
 
 // Leases serialises turns: per conversation, a lease with a fencing token and

@@ -74,7 +74,11 @@ func ensureWorkspace(root, conversation string) (string, error) {
 // workingDir is the directory q's turn works in: its project's (see
 // Projects), else the conversation's own workspace.
 func (r *turnRunner) workingDir(ctx context.Context, q queued) (string, error) {
-	if project := r.projectOf(q); project != "" {
+	project, err := r.projectOf(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	if project != "" {
 		dir, err := r.cfg.Projects.Workspace(ctx, project, q.Conversation)
 		if err != nil {
 			return "", fmt.Errorf("prepare project %s for %s: %w", project, q.Conversation, err)

@@ -67,3 +67,25 @@ func testConversationList(t *testing.T, s *stores) {
 		t.Fatalf("with group:c1's record gone the list is %+v (%v), want single:alice alone", got, err)
 	}
 }
+
+func TestProjectChoice(t *testing.T) { forEachBackend(t, testProjectChoice) }
+
+// A chosen project is kept with the conversation's record and drops its
+// session (the next turn starts fresh there), keeping its cwd.
+func testProjectChoice(t *testing.T, s *stores) {
+	ctx := context.Background()
+	if p, err := s.ChosenProject(ctx, "single:alice"); err != nil || p != "" {
+		t.Fatalf("no choice yet = %q (%v)", p, err)
+	}
+	if err := s.SaveConversation(ctx, "single:alice", "th-1", "/w/a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ChooseProject(ctx, "single:alice", "billing"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.ChosenProject(ctx, "single:alice")
+	sid, cwd, err2 := s.Conversation(ctx, "single:alice")
+	if err != nil || err2 != nil || p != "billing" || sid != "" || cwd != "/w/a" {
+		t.Fatalf("after the choice: project %q (%v), session %q cwd %q (%v); want billing, no session, the cwd", p, err, sid, cwd, err2)
+	}
+}

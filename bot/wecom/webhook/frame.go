@@ -53,6 +53,10 @@ type frameOwner struct{ conversation, user string }
 // channel puts in the key).
 func owner(c bot.Conversation, user string) frameOwner {
 	if c.Group {
+		// A member's own session in a group (group_sessions: per_user)
+		// answers in the group all the same, and WeCom's refresh names
+		// only the chat.
+		c.Member = ""
 		return frameOwner{conversation: c.Key()}
 	}
 	return frameOwner{conversation: c.Key(), user: user}
