@@ -17,7 +17,7 @@ func parseCommand(text string) (string, bool) {
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
 	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending", "/file",
-		"/project", "/diff", "/reset":
+		"/project", "/diff", "/reset", "/schedule":
 		return word, true
 	}
 	return "", false
@@ -36,6 +36,8 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 		return in.approvals.command(ctx, m, cmd)
 	case "/pending":
 		return in.approvals.pending(ctx, m.User)
+	case "/schedule":
+		return in.schedule(ctx, m, strings.TrimSpace(m.Text)) // schedulecmd.go
 	case "/more":
 		c, ok := ch.(Continuer)
 		if !ok {

@@ -71,6 +71,9 @@ type Config struct {
 	// Files are cards.files.*, the limits on the files an answer sends back;
 	// zero fields take the defaults.
 	Files FileLimits
+	// Schedules keeps the schedules /schedule makes; nil: /schedule says
+	// it is not available.
+	Schedules Schedules
 	// Logger receives the engine's log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// Observer is told about turns and queues, for metrics; nil means

@@ -23,6 +23,7 @@ const (
 		"- `/pending` — the requests waiting for your decision, in any conversation\n" +
 		"- `/more` — the next part of an answer too long for one reply\n" +
 		"- `/file <name>` — send a file of this conversation's workspace (where the channel can send files)\n" +
+		"- `/schedule add \"<cron>\" <prompt>`, `/schedule list`, `/schedule rm|pause|resume <id>` — turns that run on their own\n" +
 		"- `/help` — this list\n\n" +
 		"Anything else is sent to the agent. Messages sent while it works wait their turn."
 	textNew          = "OK — the next message starts a fresh session."

@@ -6,8 +6,8 @@ import (
 	"github.com/wecodex/wecodex/internal/housetest"
 )
 
-// schedule knows only its cron parser: the store, the engine and the
+// schedule knows its cron parser and bot (whose Schedules the Book is): the store, the engine and the
 // metrics reach it through its own interfaces (Claims, Starter, Observer).
 func TestImportDirection(t *testing.T) {
-	housetest.Imports(t, "github.com/robfig/cron/v3")
+	housetest.Imports(t, "github.com/wecodex/wecodex/bot", "github.com/robfig/cron/v3")
 }

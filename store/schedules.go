@@ -66,3 +66,44 @@ func (s *Schedules) SeenSignature(ctx context.Context, name, signature string) (
 	}
 	return ok, nil
 }
+
+// NewChatScheduleID numbers a schedule made from the chat; never reused.
+func (s *Schedules) NewChatScheduleID(ctx context.Context) (int64, error) {
+	n, err := s.client.Incr(ctx, s.keys.ChatScheduleSeq()).Result()
+	if err != nil {
+		return 0, fmt.Errorf("number a chat schedule: %w", err)
+	}
+	return n, nil
+}
+
+// PutChatSchedule stores chat schedule id (its JSON).
+func (s *Schedules) PutChatSchedule(ctx context.Context, id string, data []byte) error {
+	if err := s.client.HSet(ctx, s.keys.ChatSchedules(), id, data).Err(); err != nil {
+		return fmt.Errorf("store chat schedule %s: %w", id, err)
+	}
+	return nil
+}
+
+// ChatSchedules returns every chat schedule's JSON by id.
+func (s *Schedules) ChatSchedules(ctx context.Context) (map[string][]byte, error) {
+	m, err := s.client.HGetAll(ctx, s.keys.ChatSchedules()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read chat schedules: %w", err)
+	}
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = []byte(v)
+	}
+	return out, nil
+}
+
+// DeleteChatSchedule removes chat schedule id and its last-slot record.
+func (s *Schedules) DeleteChatSchedule(ctx context.Context, id string) error {
+	if err := s.client.HDel(ctx, s.keys.ChatSchedules(), id).Err(); err != nil {
+		return fmt.Errorf("remove chat schedule %s: %w", id, err)
+	}
+	if err := s.client.Del(ctx, s.keys.Schedule(id).Last()).Err(); err != nil {
+		return fmt.Errorf("remove chat schedule %s: %w", id, err)
+	}
+	return nil
+}

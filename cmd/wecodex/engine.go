@@ -63,6 +63,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	}
 	ecfg := engineConfig(cfg, root, replica, obs, log)
 	ecfg.Projects = botProjects(reg)
+	ecfg.Schedules = scheduleBook(cfg, db) // schedules.go
 	e, err := bot.New(ecfg, engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()

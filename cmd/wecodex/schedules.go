@@ -116,6 +116,14 @@ func configuredTriggers(cfg *configs.Config) []schedule.Trigger {
 	return out
 }
 
+// scheduleBook is every schedule: the file's and the chat's.
+func scheduleBook(cfg *configs.Config, db *store.DB) *schedule.Book {
+	return schedule.NewBook(store.NewSchedules(db), configuredJobs(cfg), func(conv string) error {
+		_, _, err := pushTarget(cfg, conv)
+		return err
+	}, nil)
+}
+
 // pushStarter starts a schedule's or trigger's turn through the engine's
 // push intake, on the channel that pushes to its conversation.
 type pushStarter struct {
@@ -152,8 +160,8 @@ func pushChannels(c bot.Channel) []bot.Channel {
 
 // scheduling is the schedules and triggers serve runs beside the engine.
 type scheduling struct {
-	sched *schedule.Scheduler // nil without schedules
-	hooks *schedule.Hooks     // nil without triggers
+	sched *schedule.Scheduler
+	hooks *schedule.Hooks // nil without triggers
 	stop  func()
 }
 
@@ -168,18 +176,16 @@ func startSchedules(ctx context.Context, cfg *configs.Config, db *store.DB, e *b
 		sc.hooks = schedule.NewHooks(schedule.HooksConfig{Triggers: trig, Replays: st, Starter: starter, Observer: obs, Log: log})
 		log.Info("triggers", "names", sc.hooks.Names(), "path", "/hooks/<name>")
 	}
-	jobs := configuredJobs(cfg)
-	if len(jobs) == 0 {
-		return sc
-	}
+	// Every replica runs the scheduler, with or without schedules in the
+	// file: one may be added from a chat at any time.
 	sc.sched = schedule.New(schedule.Config{Replica: replica, Claims: st, Starter: starter, Observer: obs, Log: log,
-		Jobs: func(context.Context) ([]schedule.Job, error) { return jobs, nil }})
+		Jobs: scheduleBook(cfg, db).Jobs})
 	runCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = sc.sched.Run(runCtx) }()
 	sc.stop = func() { cancel(); wg.Wait() }
-	log.Info("schedules", "count", len(jobs))
+	log.Info("schedules", "in_config", len(cfg.Schedules))
 	return sc
 }
 
