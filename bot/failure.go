@@ -13,7 +13,7 @@ import (
 // the chat (often the admin trying the bot, who is told what to do);
 // paths, ids and the raw error go to the log only (turnRunner.run).
 const (
-	textAgentMissing     = "The agent is not installed on the bot's server: an admin installs Codex (`make tools` in a wecodex checkout, or `npm install -g @openai/codex`) or sets agent.codex.bin (agent.acp.command for another ACP agent)."
+	textAgentMissing     = "The agent is not installed on the bot's server: an admin installs Codex (`make codex` in a wecodex checkout, or `npm install -g @openai/codex`) or sets agent.codex.bin (agent.acp.command for another ACP agent)."
 	textAgentLogin       = "The agent is not logged in to its model provider: an admin runs `wecodex codex-login` on the bot's server (add `--with-api-key` to give a key on stdin) or configures a model provider with an API key in agent.codex.config."
 	textAgentUnreachable = "The agent cannot reach its model provider: an admin checks the bot server's network and proxy (HTTPS_PROXY in wecodex's environment) and the provider's base_url in agent.codex.config."
 	textAgentCrashed     = "The agent stopped unexpectedly and was restarted; send the message again."

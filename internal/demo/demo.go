@@ -69,7 +69,7 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 60 * time.Second
 	}
-	for what, p := range map[string]string{"wecodex binary": o.Wecodex, "codex binary (run `make tools`)": o.Codex} {
+	for what, p := range map[string]string{"wecodex binary": o.Wecodex, "codex binary (run `make codex`)": o.Codex} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("demo: %s: %w", what, err)
 		}

@@ -12,7 +12,7 @@ import (
 
 // What the card says first when the agent is not set up (bot/setup.go).
 const (
-	hintMissing = "failed: The agent is not installed on the bot's server: an admin installs Codex (`make tools` in a wecodex checkout, or `npm install -g @openai/codex`) or sets agent.codex.bin (agent.acp.command for another ACP agent)."
+	hintMissing = "failed: The agent is not installed on the bot's server: an admin installs Codex (`make codex` in a wecodex checkout, or `npm install -g @openai/codex`) or sets agent.codex.bin (agent.acp.command for another ACP agent)."
 	hintLogin   = "failed: The agent is not logged in to its model provider: an admin runs `wecodex codex-login` on the bot's server (add `--with-api-key` to give a key on stdin) or configures a model provider with an API key in agent.codex.config."
 )
 

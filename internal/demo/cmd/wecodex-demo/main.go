@@ -18,7 +18,7 @@ import (
 
 func main() {
 	wecodex := flag.String("wecodex", "bin/wecodex", "the wecodex binary (make build)")
-	codex := flag.String("codex", ".tools/codex/node_modules/.bin/codex", "the codex binary (make tools)")
+	codex := flag.String("codex", ".tools/codex/node_modules/.bin/codex", "the codex binary (make codex)")
 	config := flag.String("config", "configs/wecodex.yaml", "the config file to serve with")
 	flag.Parse()
 
