@@ -158,7 +158,7 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	}
 	log := cfg.Logger.With("replica", cfg.Replica)
 	ap := newApprovals(cfg, st.Approvals, log)
-	runner := newTurnRunner(cfg, turnParts{st.Attachments, st.Conversations}, agent, cs, newPermissions(cfg.Approval, ap), log)
+	runner := newTurnRunner(cfg, turnParts{st.Attachments, st.Conversations}, agent, cs, ap, log)
 	sched := newScheduler(cfg, schedulerParts{st.Queue, st.Replicas}, runner, cs, log)
 	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, log: log}
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil

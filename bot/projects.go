@@ -98,3 +98,23 @@ func projectScope(conv Conversation, user string) (chat, scope string) {
 type projectChoices interface {
 	ChosenProject(ctx context.Context, conv string) (string, error)
 }
+
+// ProjectApprovals is what Projects may add: a project's own agent.approval
+// (projects.<name>.approval), "" to keep the engine's.
+type ProjectApprovals interface {
+	Approval(project string) string
+}
+
+// sinkFor wraps q's card into the sink its agent is given, deciding its
+// permission requests as q's project says when it overrides
+// agent.approval.
+func (r *turnRunner) sinkFor(card cardSink, q *queued, ch Channel) turnSink {
+	if pa, ok := r.cfg.Projects.(ProjectApprovals); ok {
+		if project := r.projectOf(*q); project != "" {
+			if a := pa.Approval(project); a != "" {
+				return newPermissions(a, r.approve).sinkFor(card, q, ch)
+			}
+		}
+	}
+	return r.perms.sinkFor(card, q, ch)
+}

@@ -39,14 +39,17 @@ type turnRunner struct {
 	// perms wraps each turn's card into the sink its agent writes to and
 	// asks (agent.approval).
 	perms permissions
-	log   *slog.Logger
+	// approve asks a person, for a project whose approval is ask while
+	// agent.approval is not (sinkFor).
+	approve *approvals
+	log     *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[acp.SessionId]struct{} // sessions this process created or loaded
 }
 
-func newTurnRunner(cfg Config, st TurnStore, agent acpbridge.Agent, cs *channels, perms permissions, log *slog.Logger) *turnRunner {
-	return &turnRunner{cfg: cfg, store: st, agent: agent, channels: cs, perms: perms, log: log,
+func newTurnRunner(cfg Config, st TurnStore, agent acpbridge.Agent, cs *channels, ap *approvals, log *slog.Logger) *turnRunner {
+	return &turnRunner{cfg: cfg, store: st, agent: agent, channels: cs, perms: newPermissions(cfg.Approval, ap), approve: ap, log: log,
 		sessions: make(map[acp.SessionId]struct{})}
 }
 
@@ -96,7 +99,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
 	pub, cs := r.publish(ctx, card, pres, q)
-	sink := r.perms.sinkFor(cs, &q, ch)
+	sink := r.sinkFor(cs, &q, ch)
 	pres.start(pub)
 	pub.Refresh() // show the turn as running at once
 

@@ -65,7 +65,8 @@ type ProjectConfig struct {
 	Default bool `yaml:"default"`
 	// Model, Effort, Approval and Approvers override agent.codex's model,
 	// the reasoning effort, agent.approval and access.approvers for the
-	// project's conversations; empty keeps those.
+	// project's conversations; empty keeps those. (Approvers is checked
+	// but not yet applied: access.approvers decides every request.)
 	Model     string   `yaml:"model"`
 	Effort    string   `yaml:"effort"`
 	Approval  string   `yaml:"approval"`

@@ -60,11 +60,20 @@ func projectOf(p configs.ProjectConfig) projects.Project {
 // engineProjects is what the engine declares it needs of the registry.
 type engineProjects struct{ reg *projects.Registry }
 
-var _ bot.Projects = engineProjects{}
+var (
+	_ bot.Projects         = engineProjects{}
+	_ bot.ProjectApprovals = engineProjects{}
+)
 
 func (e engineProjects) Resolve(chat, user string) (string, bool) {
 	p, ok := e.reg.Resolve(chat, user)
 	return p.Name, ok
+}
+
+// Approval is projects.<name>.approval (bot.ProjectApprovals).
+func (e engineProjects) Approval(project string) string {
+	p, _ := e.reg.Lookup(project)
+	return p.Settings.Approval
 }
 
 func (e engineProjects) Workspace(ctx context.Context, project, conversation string) (string, error) {

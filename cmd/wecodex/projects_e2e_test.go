@@ -162,3 +162,30 @@ func anyContains(texts []string, s string) bool {
 	}
 	return false
 }
+
+// A project's approval overrides agent.approval: with agent.approval ask, a
+// turn in a project with approval: allow runs the command that leaves the
+// sandbox without waiting for anyone.
+func TestE2EProjectApprovalOverridesTheAgents(t *testing.T) {
+	e := newApprovalE2E(t, approvalScript("call_1"), "")
+	open := t.TempDir()
+	e.extra = fmt.Sprintf("projects:\n  open:\n    path: %q\n    users: [alice]\n    approval: allow\n", open)
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "run it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen := follow(t, ctx, b.sim, s.ID)
+	if !strings.HasSuffix(last.Content, "All done.") {
+		t.Fatalf("final frame %q", last.Content)
+	}
+	for _, f := range seen {
+		if strings.Contains(f, "Waiting for approval") {
+			t.Fatalf("the turn waited for approval: %q", f)
+		}
+	}
+	if got := readFile(t, filepath.Join(open, "approved.txt")); got != "ran\n" {
+		t.Fatalf("approved.txt in the project = %q", got)
+	}
+}
