@@ -108,9 +108,11 @@ type ProjectApprovals interface {
 // sinkFor wraps q's card into the sink its agent is given, deciding its
 // permission requests as q's project says when it overrides
 // agent.approval.
-func (r *turnRunner) sinkFor(card cardSink, q *queued, ch Channel) turnSink {
+func (r *turnRunner) sinkFor(ctx context.Context, card cardSink, q *queued, ch Channel) turnSink {
 	if pa, ok := r.cfg.Projects.(ProjectApprovals); ok {
-		if project := r.projectOf(*q); project != "" {
+		// A choice that cannot be read fails the turn's session; its
+		// sink keeps the engine's approval meanwhile.
+		if project, err := r.projectOf(ctx, *q); err == nil && project != "" {
 			if a := pa.Approval(project); a != "" {
 				return newPermissions(a, r.approve).sinkFor(card, q, ch)
 			}

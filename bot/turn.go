@@ -99,7 +99,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
 	pub, cs := r.publish(ctx, card, pres, q)
-	sink := r.sinkFor(cs, &q, ch)
+	sink := r.sinkFor(ctx, cs, &q, ch)
 	pres.start(pub)
 	pub.Refresh() // show the turn as running at once
 
