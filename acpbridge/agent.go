@@ -39,6 +39,10 @@ type Agent interface {
 type Prompt struct {
 	Text   string
 	Images []Image
+	// Model and Effort, when set, are the conversation's own choice (/model,
+	// /effort): the agent runs this turn, and the session's later ones, with
+	// them. Empty leaves the session's own.
+	Model, Effort string
 }
 
 // TextPrompt is a prompt of text alone.

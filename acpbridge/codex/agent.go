@@ -359,6 +359,7 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 	ts := newTurn(a.ctx, sink)
 	th.turn.Store(ts)
 	input := turnInput(p)
+	ts.model, ts.effort = p.Model, p.Effort
 	for recovered := false; ; recovered = true {
 		stop, cut, err := a.runTurn(ctx, th, ts, input)
 		if !cut {
@@ -387,6 +388,7 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 			sink.Notice(continuedNotice(err))
 			ts.stop() // its pending approvals answer "cancel"
 			ts = newTurn(a.ctx, sink)
+			ts.model, ts.effort = p.Model, p.Effort
 			th.turn.Store(ts)
 			input = []userInput{{Type: "text", Text: continuationPrompt}}
 		}
@@ -435,7 +437,7 @@ func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState
 	go func() {
 		var r turnStartResponse
 		started <- c.call(a.ctx, "turn/start", turnStartParams{
-			ThreadID: th.id, Input: input,
+			ThreadID: th.id, Input: input, Model: ts.model, Effort: ts.effort,
 		}, &r)
 	}()
 	select {
@@ -598,6 +600,10 @@ type turnState struct {
 	// notifications are this turn's (before, while the thread resumes, they
 	// are not: a resume replays the last turn's token usage).
 	sent atomic.Bool
+
+	// model and effort are the Prompt's, sent with turn/start (a
+	// recovered turn's again on the new app-server).
+	model, effort string
 
 	// Owned by the read loop: the turn id as it knows it, and what it has
 	// made of Codex's error notifications (failure.go). failure is set

@@ -79,6 +79,10 @@ type threadUnsubscribeParams struct {
 type turnStartParams struct {
 	ThreadID string      `json:"threadId"`
 	Input    []userInput `json:"input"`
+	// Model and Effort override the thread's for this turn and the next
+	// ones; empty sends nothing.
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
 }
 
 // userInput is one item of turn/start's input: {type:"text", text} or

@@ -18,6 +18,8 @@ type Request struct {
 
 	// The fields below are parsed from a /v1/responses body.
 	Model string
+	// Effort is the body's reasoning.effort ("" when it has none).
+	Effort string
 	// UserText is the text of the latest user message in the input: the
 	// prompt of the turn being answered.
 	UserText string
@@ -57,7 +59,10 @@ func (r *Request) CallOutput(callID string) (string, bool) {
 
 // wireRequest is the part of a Responses API request body we read.
 type wireRequest struct {
-	Model string          `json:"model"`
+	Model     string `json:"model"`
+	Reasoning struct {
+		Effort string `json:"effort"`
+	} `json:"reasoning"`
 	Input []wireInputItem `json:"input"`
 }
 
@@ -82,6 +87,7 @@ func parseResponsesBody(req *Request, body []byte) error {
 		return fmt.Errorf("decode responses request body: %w", err)
 	}
 	req.Model = w.Model
+	req.Effort = w.Reasoning.Effort
 	for _, it := range w.Input {
 		typ := it.Type
 		if typ == "" && it.Role != "" {
