@@ -166,6 +166,9 @@ type AgentConfig struct {
 	// MaxConcurrentTurns is how many turns run at once on one replica; the
 	// others wait in line, their cards showing their place.
 	MaxConcurrentTurns int `mapstructure:"max_concurrent_turns"`
+	// Models are the models /model may pick; empty offers all that Codex
+	// lists.
+	Models []string `mapstructure:"models"`
 }
 
 // CodexConfig is the agent.codex.* section, used when agent.kind is codex.
