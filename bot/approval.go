@@ -36,6 +36,10 @@ type ApprovalStore interface {
 	// ApprovalDecision is the recorded decision, nil while pending.
 	ApprovalDecision(ctx context.Context, conv string, id int64) ([]byte, error)
 	WatchApprovals(ctx context.Context, ready func(), fn func(conv string, id int64)) error
+	// AddGrant records what an /approve always lets conv's agent do again
+	// unasked; Grants returns every grant recorded for conv.
+	AddGrant(ctx context.Context, conv string, grant []byte) error
+	Grants(ctx context.Context, conv string) ([][]byte, error)
 }
 
 // Verdict is what was decided about an approval request.
@@ -43,7 +47,7 @@ type Verdict string
 
 const (
 	VerdictApprove   Verdict = "approve"   // /approve: this request only
-	VerdictAlways    Verdict = "always"    // /approve always: Codex's acceptForSession
+	VerdictAlways    Verdict = "always"    // /approve always: this request, and what starts the same way in the conversation's session (see grant)
 	VerdictDeny      Verdict = "deny"      // /deny
 	VerdictTimeout   Verdict = "timeout"   // no one decided within agent.approval_timeout
 	VerdictCancelled Verdict = "cancelled" // the turn ended first
@@ -95,6 +99,9 @@ type approvalRequest struct {
 	What      string `json:"what"`
 	Replica   string `json:"replica"`
 	Asked     int64  `json:"asked"` // unix ms
+	// Always says what /approve always would let run unasked from then on
+	// (grant.what); "" when nothing could be.
+	Always string `json:"always,omitempty"`
 }
 
 // approvals asks a person before the agent runs what needs approval, and
@@ -166,8 +173,15 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 		s.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "Declined: " + short + " (this store keeps no approvals)"})
 		return pick(req, VerdictDeny)
 	}
+	if a.grantedBefore(ctx, s, req, short) {
+		return pick(req, VerdictApprove)
+	}
+	g, grantable := grantFor(req)
 	rec := approvalRequest{Requester: s.turn.User, Session: string(req.SessionId), What: short,
 		Replica: a.cfg.Replica, Asked: time.Now().UnixMilli()}
+	if grantable {
+		rec.Always = g.what()
+	}
 	body, _ := json.Marshal(rec)
 	id, err := a.store.OpenApproval(ctx, s.turn.Conversation, body)
 	if err != nil {
@@ -184,7 +198,12 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 	if ap, ok := s.ch.(Approver); ok {
 		ap.ApprovalDecided(context.WithoutCancel(ctx), ask, d)
 	}
-	s.Notice(decisionNotice(ask, d, a.cfg.ApprovalTimeout))
+	granted := ""
+	if d.Verdict == VerdictAlways && grantable {
+		g.ID, g.By = id, d.By
+		granted = a.recordGrant(ctx, ask.Conversation.Key(), g)
+	}
+	s.Notice(decisionNotice(ask, d, a.cfg.ApprovalTimeout, granted))
 	return pick(req, d.Verdict)
 }
 
@@ -333,7 +352,9 @@ func pick(req acp.RequestPermissionRequest, v Verdict) acp.RequestPermissionResp
 	case VerdictApprove:
 		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
 	case VerdictAlways:
-		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce}
+		// Once: what comes again is wecodex's to decide (see grant), not
+		// the agent's session cache.
+		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
 	case VerdictDeny, VerdictTimeout:
 		kinds = []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
 	default:

@@ -122,7 +122,7 @@ func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v V
 		_ = json.Unmarshal(current, &first)
 		return Decided{Outcome: AlreadyDecided, ID: id, Decision: first, Text: textAlreadyDecided(id, first)}, nil
 	}
-	return Decided{Outcome: DecidedNow, ID: id, Decision: d, Text: textDecided(id, d, rec.What)}, nil
+	return Decided{Outcome: DecidedNow, ID: id, Decision: d, Text: textDecided(id, d, rec.What, rec.Always)}, nil
 }
 
 // pending answers /pending: every request, in any conversation, that user

@@ -48,7 +48,7 @@ func textNotYours(id int64, only string) string {
 }
 
 func textAlwaysNotYours(id int64, only string) string {
-	return fmt.Sprintf("Only %s may approve #%d for the rest of the session; /approve %d approves it once.", only, id, id)
+	return fmt.Sprintf("Only %s may approve #%d always; /approve %d approves it once.", only, id, id)
 }
 
 const (
@@ -132,8 +132,25 @@ func textAlreadyDecided(id int64, d ApprovalDecision) string {
 	return fmt.Sprintf("#%d was already decided: %s.", id, verdictText(d))
 }
 
-func textDecided(id int64, d ApprovalDecision, what string) string {
-	return fmt.Sprintf("OK — #%d %s: %s", id, verdictText(d), what)
+// textDecided answers the decider; always is what an /approve always
+// lets run unasked from now on (approvalRequest.Always).
+func textDecided(id int64, d ApprovalDecision, what, always string) string {
+	text := fmt.Sprintf("OK — #%d %s: %s", id, verdictText(d), what)
+	if d.Verdict == VerdictAlways && always != "" {
+		text += textGrantScope(always)
+	}
+	return text
+}
+
+// textGrantScope says what an /approve always granted, and where.
+func textGrantScope(what string) string {
+	return " — " + what + " now runs unasked in this conversation, until its session ends (/new)"
+}
+
+// textGrantedBefore is the progress line of a request an earlier
+// /approve always answered.
+func textGrantedBefore(short string, g grant) string {
+	return fmt.Sprintf("Approved unasked: %s — #%d's /approve always by %s covers %s here", short, g.ID, g.By, g.what())
 }
 
 // verdictText says how a request was decided: "approved by alice",
@@ -143,7 +160,7 @@ func verdictText(d ApprovalDecision) string {
 	case VerdictApprove:
 		return "approved by " + d.By
 	case VerdictAlways:
-		return "approved for the rest of the session by " + d.By
+		return "approved always by " + d.By
 	case VerdictDeny:
 		return "declined by " + d.By
 	case VerdictTimeout:
@@ -152,12 +169,21 @@ func verdictText(d ApprovalDecision) string {
 	return "cancelled: the turn ended first"
 }
 
-// decisionNotice is the progress line that says how a request ended.
-func decisionNotice(ask ApprovalAsk, d ApprovalDecision, timeout time.Duration) acpbridge.Notice {
+// decisionNotice is the progress line that says how a request ended;
+// granted is what its /approve always lets run unasked from now on ("":
+// nothing, and the line says it was approved once).
+func decisionNotice(ask ApprovalAsk, d ApprovalDecision, timeout time.Duration, granted string) acpbridge.Notice {
 	level := acpbridge.NoticeWarning
 	text := fmt.Sprintf("#%d %s: %s", ask.ID, verdictText(d), ask.What)
 	switch d.Verdict {
-	case VerdictApprove, VerdictAlways:
+	case VerdictAlways:
+		level = acpbridge.NoticeInfo
+		if granted == "" {
+			text = fmt.Sprintf("#%d approved once by %s (its /approve always could not be kept): %s", ask.ID, d.By, ask.What)
+		} else {
+			text += textGrantScope(granted)
+		}
+	case VerdictApprove:
 		level = acpbridge.NoticeInfo
 	case VerdictTimeout:
 		text = fmt.Sprintf("#%d timed out after %s (agent.approval_timeout) and was declined: %s", ask.ID, timeout, ask.What)

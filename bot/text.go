@@ -19,7 +19,7 @@ const (
 		"- `/new` — start a fresh session with the next message\n" +
 		"- `/stop` — stop the running turn\n" +
 		"- `/status` — what is running and waiting here\n" +
-		"- `/approve` [`always`] [`N`] — let the agent do what it asks (`always`: for the rest of the session); `/deny` [`N`] — refuse\n" +
+		"- `/approve` [`always`] [`N`] — let the agent do what it asks (`always`, an approver's: also every later command that starts the same way, in this conversation until /new); `/deny` [`N`] — refuse\n" +
 		"- `/pending` — the requests waiting for your decision, in any conversation\n" +
 		"- `/more` — the next part of an answer too long for one reply\n" +
 		"- `/file <name>` — send a file of this conversation's workspace (where the channel can send files)\n" +

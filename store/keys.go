@@ -275,6 +275,12 @@ func (k ConvKeys) Approval(id int64) string {
 // (score = id), so "the oldest" is its first member. TTL ApprovalTTL.
 func (k ConvKeys) Approvals() string { return k.base + ":approvals" }
 
+// Grants is the set of what approvers' /approve always let the
+// conversation's agent do again without asking (JSON records the engine
+// writes, each naming its agent session). TTL ConversationTTL, renewed on
+// each add: a grant never outlives the session it names.
+func (k ConvKeys) Grants() string { return k.base + ":grants" }
+
 // LongConnKeys builds the keys of one long-connection bot (Keys.LongConn).
 type LongConnKeys struct{ prefix, botID, base string }
 

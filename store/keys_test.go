@@ -24,6 +24,7 @@ func TestKeysLayout(t *testing.T) {
 		{k.ApprovalsPending(), "wx:approvals:pending"},
 		{k.Conv("c1").Approval(7), "wx:{conv:c1}:approval:7"},
 		{k.Conv("c1").Approvals(), "wx:{conv:c1}:approvals"},
+		{k.Conv("c1").Grants(), "wx:{conv:c1}:grants"},
 		{k.ApprovalChannel(), "wx:approval"},
 		{k.Pending(), "wx:pending"},
 		{k.Replica("r1"), "wx:replica:r1"},

@@ -314,9 +314,11 @@ func TestE2EApprovalStopWhileWaiting(t *testing.T) {
 	}
 }
 
-// /approve always answers Codex acceptForSession: the same command asked
-// again in the session runs without a second request. It is an approver's
-// alone: the requester, who may approve once, cannot grant the session.
+// /approve always of a command with no prefix that can be granted (it
+// redirects) grants that exact command: asked again in the conversation's
+// session it runs without a second request, and the card says which grant
+// let it. It is an approver's alone: the requester, who may approve once,
+// cannot grant it. e2e_approval_always_test.go has the prefix.
 func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
 	e := newApprovalE2E(t, approvalScript("call_1", "call_2"), "")
 	b := e.serve(t, "5m30s")
@@ -324,19 +326,22 @@ func TestE2EApprovalAlwaysForTheSession(t *testing.T) {
 	s := askAndWait(t, ctx, e, b.sim)
 
 	short := cut(e.what(), 100)
-	if got, want := say(t, ctx, b.sim, "alice", "/approve always"), "Only an admin may approve #1 for the rest of the session; /approve 1 approves it once."; got != want {
+	if got, want := say(t, ctx, b.sim, "alice", "/approve always"), "Only an admin may approve #1 always; /approve 1 approves it once."; got != want {
 		t.Fatalf("the requester's /approve always: %q, want %q", got, want)
 	}
 	if n := e.marks(t); n != 0 {
 		t.Fatalf("the command ran %d times after the requester's refused /approve always", n)
 	}
-	if got, want := say(t, ctx, b.sim, "carol", "/approve always"), "OK — #1 approved for the rest of the session by carol: "+short; got != want {
+	scope := " — `/bin/bash -c '" + approvalCmd + "'` again now runs unasked in this conversation, until its session ends (/new)"
+	if got, want := say(t, ctx, b.sim, "carol", "/approve always"), "OK — #1 approved always by carol: "+short+scope; got != want {
 		t.Fatalf("the admin's /approve always: %q, want %q", got, want)
 	}
 	last, seen := follow(t, ctx, b.sim, s.ID)
 	want := "<think>\n✅ /bin/bash -c '" + approvalCmd + "'\n\n" + e.askedLine("1") + "\n\n" +
-		"ℹ️ #1 approved for the rest of the session by carol: " + short + "\n\n" +
-		"✅ /bin/bash -c '" + approvalCmd + "'\n</think>\n\nAll done."
+		"ℹ️ #1 approved always by carol: " + short + scope + "\n\n" +
+		"✅ /bin/bash -c '" + approvalCmd + "'\n\n" +
+		"ℹ️ Approved unasked: " + short + " — #1's /approve always by carol covers `/bin/bash -c '" + approvalCmd + "'` again here" +
+		"\n</think>\n\nAll done."
 	if last.Content != want {
 		t.Fatalf("final frame:\n%s\nwant:\n%s\nframes seen: %q", last.Content, want, seen)
 	}
