@@ -196,11 +196,19 @@ type tokenUsageNotification struct { // thread/tokenUsage/updated
 	ThreadID   string `json:"threadId"`
 	TurnID     string `json:"turnId"`
 	TokenUsage struct {
-		Last struct {
-			TotalTokens int `json:"totalTokens"`
-		} `json:"last"`
-		ModelContextWindow *int `json:"modelContextWindow"`
+		Last               tokenBreakdown `json:"last"`
+		Total              tokenBreakdown `json:"total"`
+		ModelContextWindow *int           `json:"modelContextWindow"`
 	} `json:"tokenUsage"`
+}
+
+// tokenBreakdown is the app-server's TokenUsageBreakdown.
+type tokenBreakdown struct {
+	TotalTokens           int64 `json:"totalTokens"`
+	InputTokens           int64 `json:"inputTokens"`
+	CachedInputTokens     int64 `json:"cachedInputTokens"`
+	OutputTokens          int64 `json:"outputTokens"`
+	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
 }
 
 type errorNotification struct { // error

@@ -344,11 +344,18 @@ func (t *translator) usage(params []byte, sink acpbridge.Sink) {
 	if n.TokenUsage.ModelContextWindow == nil {
 		return // ACP's usage_update needs the window size
 	}
-	sink.Update(acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{
+	// The breakdown rides along in _meta: the audit trail and the token
+	// limits count what each turn used.
+	sink.Update(acp.SessionUpdate{UsageUpdate: acpbridge.WithUsage(&acp.SessionUsageUpdate{
 		SessionUpdate: "usage_update",
-		Used:          n.TokenUsage.Last.TotalTokens,
+		Used:          int(n.TokenUsage.Last.TotalTokens),
 		Size:          *n.TokenUsage.ModelContextWindow,
-	}})
+	}, acpbridge.Usage{Last: n.TokenUsage.Last.tokens(), Total: n.TokenUsage.Total.tokens()})})
+}
+
+func (b tokenBreakdown) tokens() acpbridge.Tokens {
+	return acpbridge.Tokens{Input: b.InputTokens, CachedInput: b.CachedInputTokens, Output: b.OutputTokens,
+		Reasoning: b.ReasoningOutputTokens, Total: b.TotalTokens}
 }
 
 // notice translates the notifications that are for the user but never part
