@@ -28,6 +28,8 @@ type Metrics struct {
 	redisErrors   *prometheus.CounterVec
 	scheduleRuns  *prometheus.CounterVec // schedules.go
 	triggers      *prometheus.CounterVec
+	tokens        *prometheus.CounterVec
+	limited       *prometheus.CounterVec
 
 	mu    sync.Mutex
 	depth map[string]int // conversation → messages waiting, summed into queueDepth
@@ -76,11 +78,17 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		redisErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "wecodex_redis_errors_total", Help: "Redis commands that failed, by command.",
 		}, []string{"op"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "wecodex_tokens_total", Help: "Model tokens the turns run on this replica used, by kind (input, cached_input, output, reasoning).",
+		}, []string{"kind"}),
+		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "wecodex_limited_total", Help: "Messages refused because their user reached a limit, by limit (limits.* key).",
+		}, []string{"limit"}),
 		depth: make(map[string]int),
 	}
 	m.scheduleRuns, m.triggers = scheduleCounters()
 	for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.firstProgress, m.queueDepth, m.callbacks,
-		m.callbackTime, m.restarts, m.longconn, m.approvals, m.redisErrors, m.scheduleRuns, m.triggers} {
+		m.callbackTime, m.restarts, m.longconn, m.approvals, m.redisErrors, m.scheduleRuns, m.triggers, m.tokens, m.limited} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register metric: %w", err)
 		}
@@ -89,6 +97,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	// before the first turn of each kind.
 	for _, o := range []bot.Outcome{bot.OutcomeFinished, bot.OutcomeFailed, bot.OutcomeCancelled, bot.OutcomeTimedOut} {
 		m.turns.WithLabelValues(string(o))
+	}
+	for _, l := range []string{bot.LimitTurns, bot.LimitTokens} {
+		m.limited.WithLabelValues(l)
 	}
 	return m, nil
 }
@@ -135,6 +146,10 @@ func (m *Metrics) AgentRestarted() { m.restarts.Inc() }
 func (m *Metrics) RedisError(op string) { m.redisErrors.WithLabelValues(op).Inc() }
 
 func (m *Metrics) Approval(d string) { m.approvals.WithLabelValues(d).Inc() }
+
+func (m *Metrics) Tokens(kind string, n int64) { m.tokens.WithLabelValues(kind).Add(float64(n)) }
+
+func (m *Metrics) Limited(limit string) { m.limited.WithLabelValues(limit).Inc() }
 
 // LongConnConnected says whether this replica's long connection is up:
 // subscribed, which only the replica holding the lease ever is.

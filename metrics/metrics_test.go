@@ -39,3 +39,30 @@ func TestNewOnTheSameRegistryTwice(t *testing.T) {
 		t.Fatal("second New on one registry succeeded; want a duplicate registration error")
 	}
 }
+
+// Tokens add up by kind, and every limit is exported before its first
+// refusal.
+func TestTokensAndLimited(t *testing.T) {
+	m, err := New(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Tokens("input", 100)
+	m.Tokens("output", 20)
+	m.Tokens("input", 5)
+	m.Limited("turns_per_user_per_hour")
+	for _, c := range []struct {
+		got  float64
+		want float64
+		what string
+	}{
+		{testutil.ToFloat64(m.tokens.WithLabelValues("input")), 105, "input tokens"},
+		{testutil.ToFloat64(m.tokens.WithLabelValues("output")), 20, "output tokens"},
+		{testutil.ToFloat64(m.limited.WithLabelValues("turns_per_user_per_hour")), 1, "turn limit"},
+		{testutil.ToFloat64(m.limited.WithLabelValues("tokens_per_user_per_day")), 0, "token limit"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}

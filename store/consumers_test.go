@@ -18,6 +18,7 @@ var (
 	_ bot.Attachments      = (*store.Attachments)(nil)
 	_ bot.Replicas         = (*store.Replicas)(nil)
 	_ bot.ApprovalStore    = (*store.Approvals)(nil)
+	_ bot.LimitStore       = (*store.Limits)(nil)
 	_ webhook.Store        = (*store.Webhook)(nil)
 	_ longconn.Store       = (*store.LongConn)(nil)
 	_ app.Store            = (*store.App)(nil)

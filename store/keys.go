@@ -80,6 +80,13 @@ const (
 	// until it is received; WeCom's links to its files live 5 minutes and
 	// its stream 6, so past this nothing can be done with it.
 	FetchTTL = FrameTTL
+	// LimitTurnsTTL: a user's turn count of one clock hour
+	// (limits.turns_per_user_per_hour) is read only during that hour; the
+	// margin covers clocks a little apart.
+	LimitTurnsTTL = 2 * time.Hour
+	// LimitTokensTTL: a user's token count of one UTC day
+	// (limits.tokens_per_user_per_day), with the same margin.
+	LimitTokensTTL = 26 * time.Hour
 )
 
 // Keys builds the Redis keys under one prefix. The keys of one
@@ -201,6 +208,28 @@ func (k Keys) ApprovalOwner(id int64) string {
 // longer pending is dropped when it is read. No TTL: members leave as they
 // are decided.
 func (k Keys) ApprovalsPending() string { return k.prefix + "approvals:pending" }
+
+// AuditStream is the audit trail (audit.redis): a stream of one field "r",
+// each a JSON record, every replica adding to it. No TTL: trimmed to
+// audit.max_len entries as it grows, and to retention.audit's age.
+func (k Keys) AuditStream() string { return k.prefix + "audit" }
+
+// AuditSeq is a hash of each conversation's last audit sequence number
+// (HINCRBY), so records of one conversation are numbered in order across
+// replicas. No TTL: a number must never be given twice.
+func (k Keys) AuditSeq() string { return k.prefix + "audit:seq" }
+
+// LimitTurns counts user's turns in the clock hour starting at hour (unix
+// seconds). TTL LimitTurnsTTL.
+func (k Keys) LimitTurns(user string, hour int64) string {
+	return k.prefix + "limit:turns:" + strconv.Itoa(len(user)) + ":" + user + ":" + strconv.FormatInt(hour, 10)
+}
+
+// LimitTokens counts the tokens of user's turns on the UTC day (YYYYMMDD).
+// TTL LimitTokensTTL.
+func (k Keys) LimitTokens(user, day string) string {
+	return k.prefix + "limit:tokens:" + strconv.Itoa(len(user)) + ":" + user + ":" + day
+}
 
 // ConvKeys builds the keys of one conversation (Keys.Conv).
 type ConvKeys struct{ base string }

@@ -43,6 +43,10 @@ func TestKeysLayout(t *testing.T) {
 		{k.App().PaceSeq("1000002", "zhangsan"), "wx:{app:1000002:zhangsan}:pace:seq"},
 		{k.App().Card("s1"), "wx:app:card:s1"},
 		{k.App().Finished("s1"), "wx:app:finished:s1"},
+		{k.AuditStream(), "wx:audit"},
+		{k.AuditSeq(), "wx:audit:seq"},
+		{k.LimitTurns("bob", 1796180400), "wx:limit:turns:3:bob:1796180400"},
+		{k.LimitTokens("bob", "20261202"), "wx:limit:tokens:3:bob:20261202"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("key %q, want %q", tc.got, tc.want)

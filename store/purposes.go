@@ -78,3 +78,17 @@ type Phases struct{ conn }
 
 // NewPhases is db's message phases.
 func NewPhases(db *DB) *Phases { return &Phases{db.conn} }
+
+// Audit is the audit trail's stream and each conversation's sequence
+// (audit.Stream).
+type Audit struct{ conn }
+
+// NewAudit is db's audit stream.
+func NewAudit(db *DB) *Audit { return &Audit{db.conn} }
+
+// Limits counts each user's turns per hour and tokens per day
+// (bot.LimitStore).
+type Limits struct{ conn }
+
+// NewLimits is db's limit counters.
+func NewLimits(db *DB) *Limits { return &Limits{db.conn} }
