@@ -191,7 +191,9 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 	}
 	ask := ApprovalAsk{ID: id, Conversation: s.turn.conversation(), Requester: rec.Requester, What: short, Turn: s.turn.turn(),
 		Approvers: a.cfg.Access.approvers(), Deciders: a.cfg.Access.asked(rec.Requester), For: a.cfg.Access.forCard(rec.Requester)}
+	s.audit.approvalAsked(ctx, id, withoutEnv(short))
 	d := a.await(ctx, s, ask, full)
+	s.audit.approvalDecided(context.WithoutCancel(ctx), id, d)
 	a.log.Info("approval decided", "conv", ask.Conversation.Key(), "approval", id, "verdict", string(d.Verdict),
 		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
 	a.cfg.Observer.Approval(string(d.Verdict))

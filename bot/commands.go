@@ -48,6 +48,7 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 		if err := in.store.ForgetSession(ctx, m.Conversation.Key()); err != nil {
 			return "", fmt.Errorf("/new in %s: %w", m.Conversation.Key(), err)
 		}
+		in.auditSetting(ctx, m, "session", "new")
 		return textNew, nil
 	case "/stop":
 		running, err := in.store.RequestStop(ctx, m.Conversation.Key())

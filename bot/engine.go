@@ -79,6 +79,10 @@ type Config struct {
 	// Observer is told about turns and queues, for metrics; nil means
 	// NopObserver.
 	Observer Observer
+	// Auditor records the audit trail; nil means NopAuditor.
+	Auditor Auditor
+	// Limits are the per-user limits (limits.*), counted in Store.Limits.
+	Limits Limits
 }
 
 // Defaults of Config, also what configs documents.
@@ -112,6 +116,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Observer == nil {
 		c.Observer = NopObserver{}
+	}
+	if c.Auditor == nil {
+		c.Auditor = NopAuditor{}
 	}
 	return nil
 }
@@ -159,8 +166,9 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	log := cfg.Logger.With("replica", cfg.Replica)
 	ap := newApprovals(cfg, st.Approvals, log)
 	runner := newTurnRunner(cfg, turnParts{st.Attachments, st.Conversations}, agent, cs, ap, log)
+	runner.limits = st.Limits
 	sched := newScheduler(cfg, schedulerParts{st.Queue, st.Replicas}, runner, cs, log)
-	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, log: log}
+	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, limits: st.Limits, log: log}
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
 

@@ -20,7 +20,9 @@ type intake struct {
 	sched    *scheduler // woken for a queued message, asked to check /stop
 	// approvals takes /approve and /deny.
 	approvals *approvals
-	log       *slog.Logger
+	// limits counts turns and tokens for Config.Limits; nil limits no one.
+	limits LimitStore
+	log    *slog.Logger
 }
 
 // Receipt is what intake did with a message.
@@ -114,8 +116,13 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	text := strings.TrimSpace(m.Text)
 	m.Quote = strings.TrimSpace(m.Quote)
 	cmd, isCmd := parseCommand(text)
+	var lim refusal
 	if in.cfg.Access.Allowed(m) && !isCmd && runnable(m, text) {
-		return in.enqueue(ctx, log, ch, m, text)
+		line, limit, taken := in.limited(ctx, log, m)
+		if line == "" {
+			return in.enqueue(ctx, log, ch, m, text, taken)
+		}
+		lim = refusal{line: line, reason: limit}
 	}
 	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream)
 	if err != nil {
@@ -124,7 +131,13 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	if !claimed {
 		return repeated(m, recorded), nil
 	}
-	rc, err := in.answer(ctx, log, ch, m, text, cmd, isCmd)
+	in.auditMessage(ctx, m, text)
+	var rc Receipt
+	if lim.line != "" {
+		rc, err = in.refuseLimited(ctx, log, ch, m, lim)
+	} else {
+		rc, err = in.answer(ctx, log, ch, m, text, cmd, isCmd)
+	}
 	if err != nil {
 		// Unclaimed, the platform's retry of this delivery answers it;
 		// claimed, it would find a reply that never comes.
@@ -147,9 +160,11 @@ func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Me
 	switch {
 	case in.cfg.Access.External(m) && !in.cfg.Access.AllowExternal:
 		log.Info("refused: an external contact", "corp", m.Corp)
+		in.auditRefused(ctx, m, RefusedExternal)
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textExternal))
 	case !in.cfg.Access.Allowed(m) && !(isCmd && approvalCommand(cmd) && in.cfg.Access.IsApprover(m.User)):
 		log.Info("refused: not on the access list")
+		in.auditRefused(ctx, m, RefusedAccess)
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textRefused))
 	case isCmd:
 		log.Info("command", "command", cmd)
@@ -189,7 +204,9 @@ func (in *intake) show(ctx context.Context, ch Channel, r Reply) (Receipt, error
 	return Receipt{Reply: r}, nil
 }
 
-func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m Message, text string) (Receipt, error) {
+// enqueue queues m's turn; counted says limited counted it, to be given
+// back when it is not queued.
+func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m Message, text string, counted bool) (Receipt, error) {
 	// Counted before it is queued: two replicas taking one user's messages
 	// at once must not both find room for the last place.
 	room, uncount, err := in.reserveBacklog(ctx, log, m)
@@ -197,6 +214,9 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		return Receipt{}, err
 	}
 	if !room {
+		if counted {
+			in.returnTurn(ctx, log, m)
+		}
 		return in.refuseBacklog(ctx, log, ch, m)
 	}
 	// The bytes are stored first: a replica may take the turn the moment
@@ -216,16 +236,22 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	if err != nil {
 		uncount()
 		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))
+		if counted {
+			in.returnTurn(ctx, log, m)
+		}
 		return Receipt{}, fmt.Errorf("encode queued message: %w", err)
 	}
 	// Claimed and queued in one step: if it fails, nothing was, and the
 	// platform's retry is a first delivery again.
 	recorded, claimed, pos, leased, err := in.store.ClaimAndEnqueue(ctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream, item, in.cfg.MaxQueue)
 	if err != nil || !claimed || pos == 0 {
-		// Not queued under this stream: its bytes serve no turn, and it
-		// waits in nobody's backlog.
+		// Not queued under this stream: its bytes serve no turn, it waits
+		// in nobody's backlog, and it is no turn of its user's.
 		uncount()
 		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))
+		if counted {
+			in.returnTurn(ctx, log, m)
+		}
 	}
 	if err != nil {
 		return Receipt{}, fmt.Errorf("enqueue message %s: %w", m.ID, err)
@@ -236,8 +262,10 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		in.sched.wake(m.Conversation.Key())
 		return repeated(m, recorded), nil
 	}
+	in.auditMessage(ctx, m, text)
 	if pos == 0 {
 		log.Info("refused: queue full")
+		in.auditRefused(ctx, m, RefusedQueueFull)
 		rc, err := in.show(ctx, ch, replyTo(m, ReplyFinished, fmt.Sprintf(textQueueFull, in.cfg.MaxQueue)))
 		if err != nil {
 			in.releaseClaim(ctx, log, m)

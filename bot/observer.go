@@ -29,6 +29,11 @@ type Observer interface {
 	QueueDepth(conv string, waiting int)
 	// Approval counts one permission decision ("allow", "deny", ...).
 	Approval(decision string)
+	// Tokens counts n model tokens of kind (input, cached_input, output,
+	// reasoning) a turn used.
+	Tokens(kind string, n int64)
+	// Limited counts a message a limit refused (LimitTurns, LimitTokens).
+	Limited(limit string)
 }
 
 // How a channel answered one platform callback, as its handler reports it
@@ -47,3 +52,5 @@ func (NopObserver) TurnEnded(Outcome, time.Duration) {}
 func (NopObserver) FirstProgress(time.Duration)      {}
 func (NopObserver) QueueDepth(string, int)           {}
 func (NopObserver) Approval(string)                  {}
+func (NopObserver) Tokens(string, int64)             {}
+func (NopObserver) Limited(string)                   {}

@@ -47,5 +47,5 @@ func (in *intake) push(ctx context.Context, p Pushed) (Receipt, error) {
 	m := Message{ID: p.ID, Conversation: p.Conversation, User: p.User, Text: text, Channel: ch.Name()}
 	m.Reply.Stream = streamOf(m)
 	log := in.log.With("msgid", m.ID, "conv", m.Conversation.Key(), "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
-	return in.enqueue(ctx, log, ch, m, text)
+	return in.enqueue(ctx, log, ch, m, text, false) // a schedule or trigger, not a user, started it: no limit counts it
 }

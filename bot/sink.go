@@ -22,6 +22,8 @@ type cardSink struct {
 	// shown (a frame rendered between the two is not: late by one frame at
 	// worst, never early).
 	agentSpoke *atomic.Bool
+	// audit is the turn's audit, for the approvals asked through it.
+	audit *turnAudit
 }
 
 // frame is a channel's snapshot, as what shows it, and whether the agent

@@ -21,6 +21,8 @@ type Store struct {
 	// Approvals may be nil (a test's store): every request is then
 	// declined.
 	Approvals ApprovalStore
+	// Limits may be nil: nobody is then limited.
+	Limits LimitStore
 }
 
 // check reports the first required part that is missing.

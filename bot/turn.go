@@ -42,7 +42,10 @@ type turnRunner struct {
 	// approve asks a person, for a project whose approval is ask while
 	// agent.approval is not (sinkFor).
 	approve *approvals
-	log     *slog.Logger
+	// limits counts each turn's tokens for limits.tokens_per_user_per_day;
+	// nil counts nothing.
+	limits LimitStore
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[acp.SessionId]struct{} // sessions this process created or loaded
@@ -89,7 +92,8 @@ func cardTitle(q queued) string {
 func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool) (cut bool) {
 	// One id per turn on every line it logs, so an admin can follow a turn
 	// through a log shared by many.
-	log := r.log.With("turn", randomID(6), "conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
+	turnID := randomID(6)
+	log := r.log.With("turn", turnID, "conv", q.Conversation, "msgid", q.MsgID, "stream", q.StreamID)
 	ch, ok := r.channels.of(q.Channel)
 	if !ok {
 		log.Error("drop queued message", "err", errNoChannel(q))
@@ -99,7 +103,10 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
 	pub, cs := r.publish(ctx, card, pres, q)
-	sink := r.sinkFor(ctx, cs, &q, ch)
+	ta := newTurnAudit(r.cfg.Auditor, q, turnID)
+	cs.audit = ta
+	sink := auditSink{r.sinkFor(ctx, cs, &q, ch), ta}
+	ta.started(ctx)
 	pres.start(pub)
 	pub.Refresh() // show the turn as running at once
 
@@ -115,7 +122,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	saveCtx := context.WithoutCancel(ctx)
 	if ctx.Err() != nil && !endedOnItsOwn(stopReason, err) {
 		if rq, ok := pres.requeuer(); ok {
-			return r.requeue(saveCtx, log, q, pres, rq, pub, card, started)
+			return r.requeue(saveCtx, log, q, pres, rq, pub, card, started, ta)
 		}
 	}
 	// The turn is over: its files are in the workspace, and the message
@@ -128,7 +135,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 		// ids, is for the admin.
 		log.Warn("turn failed", "kind", acpbridge.KindOf(err).String(), "err", err)
 	}
-	r.ended(log, outcomeOf(status, timed), status, started)
+	r.ended(saveCtx, log, q, ta, outcomeOf(status, timed), status, started)
 	pub.SetStatus(status)
 	pub.Close()
 	r.finish(saveCtx, pres, card)
@@ -138,28 +145,30 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 // requeue hands a turn the engine's shutdown cut short back to the queue,
 // when its presenter can say so on the reply; cut reports it did. A
 // re-queued turn is not counted: it runs again and is counted then.
-func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, q queued, pres Presentation, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time) (cut bool) {
+func (r *turnRunner) requeue(ctx context.Context, log *slog.Logger, q queued, pres Presentation, rq Requeuer, pub *cards.Publisher[frame], card *cards.Card, started time.Time, ta *turnAudit) (cut bool) {
 	rq.Requeue(textRequeued)
 	pub.Close()
 	if rq.Requeued() {
 		// Queued again, it needs its attachments' bytes once more.
 		log.Info("turn ended", "status", "re-queued", "duration", time.Since(started).Round(time.Millisecond).String())
+		r.countTokens(ctx, log, q, ta.ended(ctx, outcomeRequeued, time.Since(started)))
 		return true
 	}
 	r.forgetAttachments(ctx, log, q)
 	// The reply had finished: the card's end goes out as usual.
 	card.Notice(string(acpbridge.NoticeWarning), textShutdown)
 	card.SetStatus(cards.Status{State: cards.StateCancelled})
-	r.ended(log, OutcomeCancelled, card.Status(), started)
+	r.ended(ctx, log, q, ta, OutcomeCancelled, card.Status(), started)
 	r.finish(ctx, pres, card)
 	return false
 }
 
-// ended logs the turn's end line and counts it.
-func (r *turnRunner) ended(log *slog.Logger, o Outcome, st cards.Status, started time.Time) {
+// ended logs the turn's end line, counts it and audits it.
+func (r *turnRunner) ended(ctx context.Context, log *slog.Logger, q queued, ta *turnAudit, o Outcome, st cards.Status, started time.Time) {
 	took := time.Since(started)
 	log.Info("turn ended", "outcome", string(o), "duration", took.Round(time.Millisecond).String(), "status", st.String())
 	r.cfg.Observer.TurnEnded(o, took)
+	r.countTokens(ctx, log, q, ta.ended(ctx, string(o), took))
 }
 
 // finish hands the ended turn's card to its presenter, bounded.

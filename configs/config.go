@@ -23,6 +23,9 @@ type Config struct {
 	// schedules.go.
 	Schedules map[string]ScheduleConfig `mapstructure:"schedules"`
 	Triggers  map[string]TriggerConfig  `mapstructure:"triggers"`
+	Audit     AuditConfig               `mapstructure:"audit"`
+	Limits    LimitsConfig              `mapstructure:"limits"`
+	Retention RetentionConfig           `mapstructure:"retention"`
 }
 
 // LogConfig is the log.* section.
@@ -306,6 +309,7 @@ func Default() *Config {
 			Files: FilesConfig{MaxCount: DefaultFilesMaxCount, MaxBytes: DefaultFilesMaxBytes, MaxTotalBytes: DefaultFilesMaxTotalBytes}},
 		Playground: PlaygroundConfig{User: "playground"},
 		Projects:   ProjectsConfig{IdleCleanup: DefaultIdleCleanup},
+		Audit:      AuditConfig{MaxLen: DefaultAuditMaxLen},
 	}
 }
 

@@ -18,7 +18,7 @@ func durationHook(from, to reflect.Type, data any) (any, error) {
 	}
 	switch from.Kind() {
 	case reflect.String:
-		return time.ParseDuration(strings.TrimSpace(data.(string)))
+		return parseDuration(data.(string))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:

@@ -140,3 +140,15 @@ func (c *Config) SecretFilePaths() map[string]string {
 	}
 	return out
 }
+
+// SecretValues are the secrets c holds, for what must never show them
+// (the audit trail scrubs each).
+func (c *Config) SecretValues() []string {
+	var out []string
+	for _, s := range c.secretFiles() {
+		if *s.value != "" {
+			out = append(out, *s.value)
+		}
+	}
+	return out
+}

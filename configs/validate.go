@@ -98,6 +98,7 @@ func (c *Config) Validate() error {
 
 	validateMedia(c.WeCom.Media, add)
 	validateSchedules(c, add)
+	validateAudit(c, add)
 	validateAllowedHosts(c.WeCom.AllowedHosts, add)
 	validateMetrics(c.Metrics, add)
 	validateProjects(c, add)

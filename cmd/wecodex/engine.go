@@ -16,6 +16,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/acpbridge/external"
+	"github.com/wecodex/wecodex/audit"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/metrics"
@@ -33,6 +34,7 @@ const engineStopTimeout = 20 * time.Second
 type engine struct {
 	engine *bot.Engine
 	agent  acpbridge.Agent
+	audit  *audit.Log // nil: no audit trail
 	log    *slog.Logger
 
 	stopRun context.CancelFunc
@@ -61,12 +63,19 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	if err != nil {
 		return nil, err
 	}
+	aud, err := openAudit(cfg, db, replica, log)
+	if err != nil {
+		_ = agent.Close()
+		return nil, err
+	}
 	ecfg := engineConfig(cfg, root, replica, obs, log)
 	ecfg.Projects = botProjects(reg)
 	ecfg.Schedules = scheduleBook(cfg, db) // schedules.go
+	ecfg.Auditor, ecfg.Limits = auditor(aud), engineLimits(cfg)
 	e, err := bot.New(ecfg, engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()
+		_ = aud.Close()
 		return nil, fmt.Errorf("start bot engine: %w", err)
 	}
 	for _, ch := range chans {
@@ -79,7 +88,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 		}
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
-	eng := &engine{engine: e, agent: agent, log: log, stopRun: stopRun, runDone: make(chan struct{}), projects: reg, idleCleanup: cfg.Projects.IdleCleanup}
+	eng := &engine{engine: e, agent: agent, audit: aud, log: log, stopRun: stopRun, runDone: make(chan struct{}), projects: reg, idleCleanup: cfg.Projects.IdleCleanup}
 	if c := cfg.Agent.Codex; cfg.Agent.Kind == configs.AgentCodex {
 		home := c.CodexHome(os.Getenv)
 		eng.loginMissing = func() bool { return !codexLoggedIn(c, home) }
@@ -100,6 +109,7 @@ func engineStore(db *store.DB) bot.Store {
 		Conversations: store.NewConversations(db),
 		Attachments:   store.NewAttachments(db),
 		Approvals:     store.NewApprovals(db),
+		Limits:        store.NewLimits(db),
 	}
 }
 
@@ -203,7 +213,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 		log.Info("codex", "bin", c.Bin, "codex_home", home, "logged_in", codexLoggedIn(c, home))
 		opts := codex.Options{
 			Bin:             c.Bin,
-			Config:          withCommandEnvPolicy(c),
+			Config:          withHistoryRetention(withCommandEnvPolicy(c), cfg.Retention),
 			Env:             env,
 			Sandbox:         c.Sandbox,
 			ApprovalPolicy:  c.ApprovalPolicy,
@@ -260,6 +270,10 @@ func (e *engine) stop() {
 	if !stopped {
 		// Closing the agent ends the turns that ignored the cancel.
 		<-e.runDone
+	}
+	// Last: the ended turns' records are written.
+	if err := e.audit.Close(); err != nil {
+		e.log.Warn("close audit.file", "err", err)
 	}
 }
 

@@ -18,6 +18,8 @@ Usage:
   wecodex check-config [--config PATH] [--strict]  validate a config file and print what serve would warn about; exit 1 on any error (--strict: any warning)
   wecodex codex-login  [--config PATH] [ARGS]  run "codex login ARGS" with the bot's CODEX_HOME
   wecodex sessions     [--config PATH] [--conversation KEY] [--project NAME]  list conversations and the command that continues each in a terminal
+  wecodex audit        [--config PATH] [--since AGE] [--user U] [--conversation K] [--kind K] [--table]  print the audit trail
+  wecodex usage        [--config PATH] [--since AGE]  turns, tokens and approvals per user and project (default the last 7d)
   wecodex version                       print the version
 
 --config defaults to ` + defaultConfigPath + `. Any key can be overridden by an
@@ -55,6 +57,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdCheckConfig(rest, stdout, stderr)
 	case "sessions":
 		return cmdSessions(rest, stdout, stderr)
+	case "audit":
+		return cmdAudit(rest, stdout, stderr)
+	case "usage":
+		return cmdUsage(rest, stdout, stderr)
 	case "version":
 		return cmdVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
