@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/wecodex/wecodex/acpbridge"
 )
@@ -105,9 +104,13 @@ func (a *Agent) turnErrorNotice(c *conn, th *thread, ts *turnState, params []byt
 	}
 	if !ts.retryShown {
 		ts.retryShown = true
-		text := withDetails(n.Error.Message, n.Error.AdditionalDetails) + " (retrying)"
+		// Codex's words can carry the provider's URL and its raw answer:
+		// they go to the log, the card gets one line and the kind.
+		a.log.Warn("codex retries a model request", "thread", th.id, "kind", info.kind().String(),
+			"attempt", ts.reconnects, "detail", withDetails(n.Error.Message, n.Error.AdditionalDetails))
+		text := retryText(info.kind())
 		if unreachable {
-			text = a.reconnectText(n.Error, ts.reconnects)
+			text = fmt.Sprintf("Reconnecting %d/%d: %s", ts.reconnects, a.maxReconnects(), text)
 		}
 		ts.sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: text})
 	}
@@ -126,22 +129,16 @@ func (a *Agent) turnErrorNotice(c *conn, th *thread, ts *turnState, params []byt
 	}
 }
 
-// codexRetryCount is the counter Codex puts in some retry notices
-// ("Reconnecting... 2/5"): its own stream-retry budget, which is not what
-// ends the turn (after it Codex goes on retrying over HTTP, uncounted).
-var codexRetryCount = regexp.MustCompile(`^Reconnecting\.\.\.\s*(\d+/\d+)?:?\s*`)
-
-// reconnectText is the card's line for a retry that did not reach the
-// provider, counted against the bridge's own budget, so that it agrees with
-// the failure that ends the turn ("n attempts"): Codex's counter is
-// replaced, its words kept.
-func (a *Agent) reconnectText(e turnError, attempt int) string {
-	rest := codexRetryCount.ReplaceAllString(e.Message, "")
-	text := fmt.Sprintf("Reconnecting... %d/%d", attempt, a.maxReconnects())
-	if rest != "" {
-		text += ": " + rest
+// retryText is the card's line for a model request Codex retries, by
+// kind: never Codex's own words (see turnErrorNotice).
+func retryText(k acpbridge.ErrorKind) string {
+	switch k {
+	case acpbridge.KindProviderUnreachable:
+		return "the model provider cannot be reached (provider unreachable; retrying)"
+	case acpbridge.KindNotAuthenticated:
+		return "The model provider refused the request (not authenticated; retrying)"
 	}
-	return withDetails(text, e.AdditionalDetails) + " (retrying)"
+	return "The model request failed (other; retrying)"
 }
 
 func (a *Agent) maxReconnects() int {

@@ -62,7 +62,7 @@ func TestUnreachableProviderFailsTheTurn(t *testing.T) {
 		t.Fatalf("kind = %v, want provider unreachable", k)
 	}
 	equalLines(t, "notices", rec.noticeLines(), []string{
-		"warning: Reconnecting... 1/2: waiting for network: Connection failed: error sending request (retrying)",
+		"warning: Reconnecting 1/2: the model provider cannot be reached (provider unreachable; retrying)",
 	})
 
 	// The thread is free again: a second turn fails the same way, not
@@ -110,7 +110,7 @@ supports_websockets = true
 		t.Fatalf("Prompt error = %v (kind %v), want provider unreachable %q", err, acpbridge.KindOf(err), want)
 	}
 	equalLines(t, "notices", rec.noticeLines(), []string{
-		"warning: Reconnecting... 1/4: " + detail + " (retrying)",
+		"warning: Reconnecting 1/4: the model provider cannot be reached (provider unreachable; retrying)",
 	})
 }
 
@@ -142,7 +142,8 @@ func TestUnauthorizedProviderFailsAsNotAuthenticated(t *testing.T) {
 		t.Fatalf("kind = %v, want not authenticated", k)
 	}
 	equalLines(t, "notices", rec.noticeLines(), []string{
-		"warning: Reconnecting... 1/2: " + want + " (retrying)",
+		// Not the provider's URL nor its answer: those are in the log.
+		"warning: The model provider refused the request (not authenticated; retrying)",
 	})
 }
 

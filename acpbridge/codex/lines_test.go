@@ -174,7 +174,7 @@ func TestLinesNoticesNeverReachTheBody(t *testing.T) {
 	// One retry line however often Codex retries; environment warnings go
 	// to the admin (Warnings), once each.
 	equalLines(t, "notices", r.rec.noticeLines(), []string{
-		"warning: stream disconnected (retrying)",
+		"warning: The model request failed (other; retrying)", // Codex's words are for the log
 		"info: Context compacted",
 		"error: quota exceeded: try later",
 	})
