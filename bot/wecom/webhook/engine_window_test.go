@@ -144,14 +144,17 @@ func TestWindowEndingMidAnswerSplitsItExactlyOnce(t *testing.T) {
 	st.waitFor(t, "showed the first half", lastHas(a[:len(a)/2]))
 	win <- time.Now()
 	final := waitFinished(t, r.e, id)
-	if want := runningFrame(text, a[:len(a)/2]) + "\n\n" + windowNote; final.Content != want {
+	// The half shown ends inside a word: the stream ends before that word
+	// (taking back its shown part), never inside it.
+	kept := a[:strings.LastIndex(a[:len(a)/2], " ")+1]
+	if want := runningFrame(text, kept) + "\n\n" + windowNote; final.Content != want {
 		t.Fatalf("stream ended with:\n%q\nwant\n%q", final.Content, want)
 	}
 	r.agent.release("h")
 	ds := waitDeliveries(t, r.out)
 	checkDeliveries(t, ds, "alice", id, "https://reply/m1")
-	if len(ds) != 1 || a[:len(a)/2]+ds[0].Body != a || ds[0].More {
-		t.Fatalf("deliveries %+v, want one with the second half %q", ds, a[len(a)/2:])
+	if len(ds) != 1 || kept+ds[0].Body != a || ds[0].More {
+		t.Fatalf("deliveries %+v, want one with the rest %q", ds, a[len(kept):])
 	}
 }
 
