@@ -8,10 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/wecodex/wecodex/configs"
+	"github.com/wecodex/wecodex/projects"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -50,9 +53,14 @@ func cmdSessions(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	t := terminal{home: lc.Agent.Codex.CodexHome(os.Getenv), bin: lc.Agent.Codex.Bin}
+	reg, err := sessionProjects(lc.Config)
+	if err != nil {
+		fmt.Fprintf(stderr, "wecodex sessions: %v\n", err)
+		return exitError
+	}
 	shown := 0
 	for _, r := range records {
-		s := sessionOf(r)
+		s := sessionOf(r, reg)
 		if filter.project != "" && s.project != filter.project {
 			continue
 		}
@@ -120,9 +128,24 @@ type session struct {
 	used                                         time.Time
 }
 
-func sessionOf(r store.ConversationRecord) session {
-	return session{key: r.Key, project: r.Fields["project"], worktree: r.Cwd, branch: r.Fields["branch"],
-		thread: r.Session, user: r.User, used: r.Used}
+// sessionOf is r as sessions prints it: its project and branch are those
+// of the directory it works in, as the registry (reg, nil without
+// projects) lays them out.
+func sessionOf(r store.ConversationRecord, reg *projects.Registry) session {
+	s := session{key: r.Key, worktree: r.Cwd, thread: r.Session, user: r.User, used: r.Used}
+	if reg == nil || r.Cwd == "" {
+		return s
+	}
+	if w, _, ok := reg.ForDir(filepath.Clean(r.Cwd)); ok {
+		s.project, s.branch = w.Project, w.Branch
+	}
+	return s
+}
+
+// sessionProjects is the registry serve builds, only to name the project
+// and branch of a directory (it touches no disk).
+func sessionProjects(cfg *configs.Config) (*projects.Registry, error) {
+	return newProjects(cfg, slog.New(slog.DiscardHandler))
 }
 
 // terminal is how a thread is continued in a terminal: Codex (the bot's
