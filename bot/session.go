@@ -12,8 +12,12 @@ import (
 // session returns the agent session the conversation's next turn runs in,
 // creating its workspace and a session when needed. note is a line for the
 // card when the earlier session could not be continued.
-// A session recorded in another directory (the conversation's project
-// changed) is not continued: the next one starts fresh in the new one.
+// Where projects are configured, a session recorded in another directory
+// (the conversation's project changed) is not continued: the next one
+// starts fresh in the new one. Without projects a conversation always works
+// in its own workspace, whose path differs between replicas only by their
+// workspace_root; there the agent is asked to resume, as before, and says
+// whether it can.
 func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id acp.SessionId, cwd, note string, err error) {
 	conv := q.Conversation
 	cwd, err = r.workingDir(ctx, q)
@@ -24,7 +28,7 @@ func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id a
 	if err != nil {
 		return "", "", "", &stepError{stepStartSession, fmt.Errorf("read session of %s: %w", conv, err)}
 	}
-	if recorded != "" && recordedCwd != "" && recordedCwd != cwd {
+	if r.cfg.Projects != nil && recorded != "" && recordedCwd != "" && recordedCwd != cwd {
 		r.log.Info("conversation works in another directory now; starting a fresh session", "conv", conv, "session", recorded)
 		recorded = ""
 	}
