@@ -255,14 +255,18 @@ func TestPlaygroundResponseURL(t *testing.T) {
 	gate.Release()
 	waitCard(t, ctx, 0, `s.endsWith("done")`)
 	c := readCards(t, ctx)[0]
-	if len(c.Continued) != 1 || c.Continued[0] != answerText {
-		t.Fatalf("continued parts = %q, want one with %q", c.Continued, answerText)
+	// The continuation says what it continues, then carries the answer.
+	continued := "(continued from the card above)\n" + answerText
+	if len(c.Continued) != 1 || c.Continued[0] != continued {
+		t.Fatalf("continued parts = %q, want one with %q", c.Continued, continued)
 	}
 	// The continuation is a block of its own: a newline follows it.
-	if want := note + "\n" + answerText + "\n"; c.Body != want {
+	if want := note + "\n" + continued + "\n"; c.Body != want {
 		t.Errorf("body = %q\nwant the window note then the answer once: %q", c.Body, want)
 	}
-	if !strings.Contains(c.Progress, Commentary) || c.Status != "done" {
-		t.Errorf("progress = %q, status = %q; want the commentary and done", c.Progress, c.Status)
+	// The continuation carries only the answer's rest: the progress the
+	// stream had not shown when its window closed is not repeated there.
+	if strings.Contains(c.Continued[0], Commentary) || c.Status != "done" {
+		t.Errorf("continued = %q, status = %q; want no progress in it and done", c.Continued[0], c.Status)
 	}
 }
