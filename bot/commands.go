@@ -17,7 +17,7 @@ func parseCommand(text string) (string, bool) {
 	word = strings.ToLower(strings.TrimSpace(word))
 	switch word {
 	case "/new", "/stop", "/status", "/help", "/more", "/approve", "/deny", "/pending", "/file",
-		"/project", "/diff", "/reset", "/schedule":
+		"/project", "/diff", "/reset", "/schedule", "/model", "/effort":
 		return word, true
 	}
 	return "", false
@@ -67,6 +67,9 @@ func (in *intake) command(ctx context.Context, ch Channel, m Message, cmd string
 	case "/file":
 		return in.file(ctx, ch, m)
 	}
+	if isModelCommand(cmd) {
+		return in.modelCommand(ctx, m, cmd)
+	}
 	if isProjectCommand(cmd) {
 		return in.projectCommand(ctx, m, cmd)
 	}
@@ -86,8 +89,12 @@ func (in *intake) status(ctx context.Context, conv string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("/status of %s: %w", conv, err)
 	}
+	chosen, err := in.store.ChosenSettings(ctx, conv)
+	if err != nil {
+		return "", fmt.Errorf("/status of %s: %w", conv, err)
+	}
 	in.log.Info("status", "conv", conv, "replica", replica, "session", session, "waiting", len(waiting))
-	return textStatus(token != 0, len(waiting), session != ""), nil
+	return textStatus(token != 0, len(waiting), session != "") + settingsStatus(chosen), nil
 }
 
 // help is /help's answer: the project commands only where projects are

@@ -25,6 +25,8 @@ type Config struct {
 	// Projects says which project a conversation works in and prepares its
 	// directory there; nil means no projects are configured.
 	Projects Projects
+	// Models is what /model offers.
+	Models ModelConfig
 	// TurnTimeout is agent.turn_timeout: a turn running longer is cancelled
 	// and its card says it failed.
 	TurnTimeout time.Duration

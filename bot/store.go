@@ -73,6 +73,8 @@ type IntakeStore interface {
 	ReleaseBacklog(ctx context.Context, user, message string) error
 	ChooseProject(ctx context.Context, conv, project string) error
 	ChosenProject(ctx context.Context, conv string) (string, error)
+	ChooseSetting(ctx context.Context, conv, setting, value string) error
+	ChosenSettings(ctx context.Context, conv string) (map[string]string, error)
 }
 
 // SchedulerStore is what the scheduler uses: leases, the queue, affinity and
@@ -90,6 +92,7 @@ type TurnStore interface {
 	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 	TouchConversation(ctx context.Context, conv, user string, at time.Time) error
 	ChosenProject(ctx context.Context, conv string) (string, error)
+	ChosenSettings(ctx context.Context, conv string) (map[string]string, error)
 }
 
 // Dedupe remembers which platform messages were already received.
@@ -144,6 +147,10 @@ type Conversations interface {
 	ChooseProject(ctx context.Context, conv, project string) error
 	// ChosenProject is what ChooseProject recorded, "" for nothing.
 	ChosenProject(ctx context.Context, conv string) (string, error)
+	// ChooseSetting records conv's own model or effort ("" drops it);
+	// ChosenSettings returns them by name.
+	ChooseSetting(ctx context.Context, conv, setting, value string) error
+	ChosenSettings(ctx context.Context, conv string) (map[string]string, error)
 }
 
 // Leases serialises turns: per conversation, a lease with a fencing token and

@@ -19,6 +19,7 @@ const (
 		"- `/new` — start a fresh session with the next message\n" +
 		"- `/stop` — stop the running turn\n" +
 		"- `/status` — what is running and waiting here\n" +
+		"- `/model` [`<name>`] — the models offered, or pick one for this conversation; `/effort low|medium|high` — its reasoning effort\n" +
 		"- `/approve` [`always`] [`N`] — let the agent do what it asks (`always`, an approver's: also every later command that starts the same way, in this conversation until /new); `/deny` [`N`] — refuse\n" +
 		"- `/pending` — the requests waiting for your decision, in any conversation\n" +
 		"- `/more` — the next part of an answer too long for one reply\n" +

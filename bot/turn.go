@@ -228,6 +228,11 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 	}
 	r.touch(ctx, log, q)
 	p := r.turnPrompt(ctx, log, q, cwd, sink)
+	if chosen, err := r.store.ChosenSettings(ctx, q.Conversation); err != nil {
+		log.Warn("read the conversation's model and effort; the turn runs with the project's", "err", err)
+	} else {
+		p.Model, p.Effort = chosen[settingModel], chosen[settingEffort]
+	}
 
 	// A cancelled context alone may not stop the agent's turn on its side;
 	// Cancel does, and Prompt then returns.

@@ -41,6 +41,7 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"cards.files.max_bytes", int64(configs.DefaultFilesMaxBytes), int64(bot.DefaultFilesMaxBytes)},
 		{"cards.files.max_total_bytes", int64(configs.DefaultFilesMaxTotalBytes), int64(bot.DefaultFilesMaxTotalBytes)},
 		{"access.max_queued_per_user", configs.DefaultMaxQueuedPerUser, bot.DefaultMaxQueuedPerUser},
+		{"/effort levels", strings.Join(configs.ChatEfforts, ","), strings.Join(bot.Efforts, ",")},
 	} {
 		if c.got != c.owners {
 			t.Errorf("%s: configs has %v, its owner %v", c.what, c.got, c.owners)

@@ -72,6 +72,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	ecfg.Projects = botProjects(reg)
 	ecfg.Schedules = scheduleBook(cfg, db) // schedules.go
 	ecfg.Auditor, ecfg.Limits = auditor(aud), engineLimits(cfg)
+	ecfg.Models = botModels(cfg, agent) // models.go
 	e, err := bot.New(ecfg, engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()

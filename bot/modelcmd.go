@@ -1,0 +1,136 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Efforts are the reasoning efforts /effort offers (configs.ChatEfforts).
+var Efforts = []string{"low", "medium", "high"}
+
+// Settings a conversation chooses for itself, as the store names them.
+const (
+	settingModel  = "model"
+	settingEffort = "effort"
+)
+
+// ModelConfig is what /model and /effort need from the configuration.
+type ModelConfig struct {
+	// List returns the models the agent offers (Codex's model/list); nil
+	// when the agent cannot list them, and /model then lists Allowed.
+	List func(ctx context.Context) ([]string, error)
+	// Allowed is agent.models: when set, the models /model offers and the
+	// only ones it may pick.
+	Allowed []string
+}
+
+func isModelCommand(cmd string) bool { return cmd == "/model" || cmd == "/effort" }
+
+// modelCommand answers /model, /model <name>, /effort and /effort <level>.
+func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (string, error) {
+	args := strings.Fields(m.Text)[1:]
+	conv := m.Conversation.Key()
+	chosen, err := in.store.ChosenSettings(ctx, conv)
+	if err != nil {
+		return "", fmt.Errorf("%s in %s: %w", cmd, conv, err)
+	}
+	if cmd == "/effort" {
+		return in.effort(ctx, conv, chosen[settingEffort], args)
+	}
+	offered, err := in.offeredModels(ctx)
+	if err != nil {
+		return "", fmt.Errorf("/model in %s: %w", conv, err)
+	}
+	if len(args) == 0 {
+		return modelList(offered, chosen[settingModel]), nil
+	}
+	name := args[0]
+	if !contains(offered, name) {
+		in.log.Info("refused: model not offered", "conv", conv, "user", m.User, "model", name)
+		return fmt.Sprintf(textModelRefused, name, codeList(offered)), nil
+	}
+	if err := in.store.ChooseSetting(ctx, conv, settingModel, name); err != nil {
+		return "", fmt.Errorf("/model in %s: %w", conv, err)
+	}
+	in.log.Info("model chosen", "conv", conv, "user", m.User, "model", name)
+	return fmt.Sprintf(textModelSet, name), nil
+}
+
+// offeredModels are the models /model may pick: agent.models when the
+// admin set it (a custom provider's models need not be in Codex's
+// catalogue), else what the agent lists.
+func (in *intake) offeredModels(ctx context.Context) ([]string, error) {
+	mc := in.cfg.Models
+	if len(mc.Allowed) > 0 || mc.List == nil {
+		return mc.Allowed, nil
+	}
+	return mc.List(ctx)
+}
+
+func (in *intake) effort(ctx context.Context, conv, current string, args []string) (string, error) {
+	if len(args) == 0 {
+		if current == "" {
+			current = "the project's or Codex's default"
+		}
+		return fmt.Sprintf(textEffortShow, current, codeList(Efforts)), nil
+	}
+	level := strings.ToLower(args[0])
+	if !contains(Efforts, level) {
+		return fmt.Sprintf(textEffortRefused, args[0], codeList(Efforts)), nil
+	}
+	if err := in.store.ChooseSetting(ctx, conv, settingEffort, level); err != nil {
+		return "", fmt.Errorf("/effort in %s: %w", conv, err)
+	}
+	in.log.Info("effort chosen", "conv", conv, "effort", level)
+	return fmt.Sprintf(textEffortSet, level), nil
+}
+
+func modelList(offered []string, current string) string {
+	if len(offered) == 0 {
+		return textNoModels
+	}
+	var b strings.Builder
+	b.WriteString("**Models** (▶ this conversation's)\n")
+	for _, name := range offered {
+		mark := "- "
+		if name == current {
+			mark = "- ▶ "
+		}
+		b.WriteString(mark + "`" + name + "`\n")
+	}
+	if current == "" {
+		b.WriteString("\nThis conversation uses its project's model, or Codex's default.\n")
+	}
+	b.WriteString("\n" + textModelHint)
+	return b.String()
+}
+
+func codeList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return "`" + strings.Join(names, "`, `") + "`"
+}
+
+// settingsStatus are /status's lines for the conversation's model and
+// effort, saying whose choice each is.
+func settingsStatus(chosen map[string]string) string {
+	line := func(what, v string) string {
+		if v == "" {
+			return "- " + what + ": the project's, or Codex's default\n"
+		}
+		return "- " + what + ": `" + v + "` (this conversation's, over the project's)\n"
+	}
+	return "\n" + strings.TrimSuffix(line("model", chosen[settingModel])+line("effort", chosen[settingEffort]), "\n")
+}
+
+const (
+	textModelSet      = "Model set to `%s` for this conversation: its next turn uses it."
+	textModelRefused  = "`%s` is not offered here; pick one of %s."
+	textModelHint     = "`/model <name>` picks one for this conversation."
+	textNoModels      = "No models are offered here."
+	textEffortSet     = "Reasoning effort set to `%s` for this conversation: its next turn uses it."
+	textEffortShow    = "Reasoning effort: %s. `/effort <level>` picks one of %s."
+	textEffortRefused = "`%s` is not an effort here; pick one of %s."
+)
