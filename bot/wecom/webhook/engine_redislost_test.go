@@ -20,12 +20,21 @@ type heldFrames struct {
 	fullStore
 	mu   sync.Mutex
 	gate chan struct{} // nil: writes pass
+	// inflight is read-held by every write that passed the gate, so hold
+	// waits for a write that began before it: such a write must not land
+	// after the test's flush.
+	inflight sync.RWMutex
 }
 
+// hold holds the writes that begin from now on and returns once the ones
+// already under way are done.
 func (s *heldFrames) hold() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.gate = make(chan struct{})
+	s.mu.Unlock()
+	s.inflight.Lock()
+	//lint:ignore SA2001 taking the lock is the point: it waits for the writes in flight
+	s.inflight.Unlock()
 }
 
 // release lets the held writes through; without a hold it does nothing.
@@ -38,18 +47,36 @@ func (s *heldFrames) release() {
 	}
 }
 
-func (s *heldFrames) SaveFrameUnless(ctx context.Context, streamID, keep, state, owner, user, content string) (bool, error) {
-	s.mu.Lock()
-	g := s.gate
-	s.mu.Unlock()
-	if g != nil {
+// pass waits while a hold is on, then runs write with inflight read-held.
+func (s *heldFrames) pass(ctx context.Context, write func() (bool, error)) (bool, error) {
+	for {
+		s.mu.Lock()
+		g := s.gate
+		if g == nil {
+			s.inflight.RLock()
+			s.mu.Unlock()
+			defer s.inflight.RUnlock()
+			return write()
+		}
+		s.mu.Unlock()
 		select {
 		case <-g:
 		case <-ctx.Done():
 			return false, ctx.Err()
 		}
 	}
-	return s.fullStore.SaveFrameUnless(ctx, streamID, keep, state, owner, user, content)
+}
+
+func (s *heldFrames) SaveFrameUnless(ctx context.Context, streamID, keep, state, owner, user, content string) (bool, error) {
+	return s.pass(ctx, func() (bool, error) {
+		return s.fullStore.SaveFrameUnless(ctx, streamID, keep, state, owner, user, content)
+	})
+}
+
+func (s *heldFrames) SaveFrameItemsUnless(ctx context.Context, streamID, keep, state, owner, user, content, items string) (bool, error) {
+	return s.pass(ctx, func() (bool, error) {
+		return s.fullStore.SaveFrameItemsUnless(ctx, streamID, keep, state, owner, user, content, items)
+	})
 }
 
 // flushPrefix deletes every key under prefix: Redis restarted empty, as far
