@@ -392,7 +392,12 @@ func TestExternalAgentCancelPendingPermission(t *testing.T) {
 	// The agent answered "cancelled" itself but writes no line for it: the
 	// sink (the bot's card, in production) reports every decision, so the
 	// card shows it once.
+	// Codex may or may not report the declined command as failed before
+	// the cancelled turn ends (it races the interrupt); either is true.
 	got := answerKinds(rec)
+	if n := len(got); n == 3 && got[2] == "tool_call_update: failed" {
+		got = got[:2]
+	}
 	if want := []string{
 		"thought: I need to touch a file outside.",
 		"tool_call: /bin/bash -c 'touch /tmp/wecodex-never-created' [execute] in_progress",
