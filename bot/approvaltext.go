@@ -207,10 +207,12 @@ func describeRequest(req acp.RequestPermissionRequest) (short, full string) {
 			files = append(files, filepath.Base(l.Path))
 		}
 		short = "edit " + strings.Join(files, ", ")
-		full = title
+		paths := make([]string, 0, len(tc.Locations))
 		for _, l := range tc.Locations {
-			full += "\n- " + l.Path
+			paths = append(paths, l.Path)
 		}
+		// One line: the card folds every notice onto one.
+		full = title + ": " + strings.Join(paths, ", ")
 	} else {
 		short, full = "`"+title+"`", "`"+title+"`"
 		if cwd, _ := raw["cwd"].(string); cwd != "" {

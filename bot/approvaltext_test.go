@@ -52,7 +52,7 @@ func TestDescribeRequest(t *testing.T) {
 		RawInput:  map[string]any{"reason": "fix the build"},
 	}}
 	short, full := describeRequest(edit)
-	if short != "edit a.go, b.go" || full != "Edit 2 files\n- /w/a.go\n- /w/sub/b.go — fix the build" {
+	if short != "edit a.go, b.go" || full != "Edit 2 files: /w/a.go, /w/sub/b.go — fix the build" {
 		t.Errorf("patch: short %q full %q", short, full)
 	}
 	cmd := acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{

@@ -137,8 +137,10 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 // Notice adds a line to the progress section that is not agent output: a
 // warning, an error, a policy decision. level is "info", "warning" or
 // "error" (acpbridge.NoticeLevel values); it never reaches the body.
+// A notice is one line: text it quotes (a command the model wrote, a
+// warning) cannot start a line of its own that looks like the bot's.
 func (c *Card) Notice(level, text string) {
-	text = strings.TrimSpace(toValidUTF8(text))
+	text = oneLine(toValidUTF8(text))
 	if text == "" {
 		return
 	}
