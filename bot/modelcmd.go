@@ -91,19 +91,25 @@ func modelList(offered []string, current string) string {
 		return textNoModels
 	}
 	var b strings.Builder
-	b.WriteString("**Models** (▶ this conversation's)\n")
-	for _, name := range offered {
+	writeMarkedList(&b, "**Models** (▶ this conversation's)", offered, current)
+	if current == "" {
+		b.WriteString("\nThis conversation uses its project's model, or Codex's default.\n")
+	}
+	b.WriteString("\n" + textModelHint)
+	return b.String()
+}
+
+// writeMarkedList writes head and one line per name, the current one
+// marked: what /model and /project list.
+func writeMarkedList(b *strings.Builder, head string, names []string, current string) {
+	b.WriteString(head + "\n")
+	for _, name := range names {
 		mark := "- "
 		if name == current {
 			mark = "- ▶ "
 		}
 		b.WriteString(mark + "`" + name + "`\n")
 	}
-	if current == "" {
-		b.WriteString("\nThis conversation uses its project's model, or Codex's default.\n")
-	}
-	b.WriteString("\n" + textModelHint)
-	return b.String()
 }
 
 func codeList(names []string) string {

@@ -57,14 +57,7 @@ func (in *intake) listProjects(conv Conversation, user, current string) string {
 		return textNoUsableProject
 	}
 	var b strings.Builder
-	b.WriteString("**Projects** (▶ this conversation's)\n")
-	for _, name := range usable {
-		mark := "- "
-		if name == current {
-			mark = "- ▶ "
-		}
-		b.WriteString(mark + "`" + name + "`\n")
-	}
+	writeMarkedList(&b, "**Projects** (▶ this conversation's)", usable, current)
 	if current == "" {
 		b.WriteString("\nThis conversation works in no project: its own empty directory.\n")
 	}
