@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/wecodex/wecodex/childenv"
 )
 
 // git runs one git command with the registry's environment and returns its
@@ -23,7 +26,10 @@ func runGit(ctx context.Context, bin string, env []string, dir string, args ...s
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	if env == nil {
-		env = minimalEnv()
+		// The same allow-list as every other child of wecodex: git needs
+		// PATH, HOME (its credential helpers, ssh keys), proxies and CA
+		// certificates, and none of wecodex's secrets.
+		env, _ = childenv.Filter(os.Environ())
 	}
 	// Never wait on a password prompt nobody can answer, never read the
 	// operator's system config.

@@ -76,7 +76,8 @@ type Options struct {
 	// Git is the git executable; "" means "git" on PATH.
 	Git string
 	// Env is git's whole environment (an allow-listed part of wecodex's:
-	// git must not see wecodex's secrets); nil means PATH and HOME only.
+	// git must not see wecodex's secrets); nil means package childenv's
+	// filter of this process's environment.
 	Env []string
 	// Now is the clock for Cleanup; nil means time.Now.
 	Now func() time.Time

@@ -121,8 +121,10 @@ var houseRules = []struct {
 	// bot: the agent domain and the cards, never a channel or the store.
 	{module + "/bot", []string{"github.com/coder/acp-go-sdk", module + "/acpbridge", module + "/cards"}},
 	// projects: the standard library (and git), nothing of the engine,
-	// the configs or Codex; cmd adapts it to what bot declares.
-	{module + "/projects", nil},
+	// the configs or Codex; cmd adapts it to what bot declares. childenv
+	// (a standard-library leaf) is the one environment filter git runs
+	// under, as every other child of wecodex does.
+	{module + "/projects", []string{module + "/childenv"}},
 	// store: Redis and the embedded Redis, nothing of the bot.
 	{module + "/store", []string{"github.com/redis/go-redis/v9/...", "github.com/alicebob/miniredis/v2/..."}},
 	// the channels: the WeCom layer, the engine, the cards and their one library.
