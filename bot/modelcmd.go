@@ -25,8 +25,6 @@ type ModelConfig struct {
 	Allowed []string
 }
 
-func isModelCommand(cmd string) bool { return cmd == "/model" || cmd == "/effort" }
-
 // modelCommand answers /model, /model <name>, /effort and /effort <level>.
 func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (string, error) {
 	args := strings.Fields(m.Text)[1:]

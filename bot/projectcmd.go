@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// isProjectCommand reports whether cmd is one of the commands that work on
-// a conversation's project.
-func isProjectCommand(cmd string) bool {
-	return cmd == "/project" || cmd == "/diff" || cmd == "/reset"
-}
-
 // projectCommand answers /project, /project <name>, /diff, /reset and
 // /reset yes. None of them reaches the agent.
 func (in *intake) projectCommand(ctx context.Context, m Message, cmd string) (string, error) {

@@ -19,9 +19,6 @@ const (
 	textResetAsk          = "This discards every change this conversation made in `%s` (its branch's commits, edits and new files) and cannot be undone. Send `/reset yes` to do it."
 	textResetBusy         = "A turn is running here: `/reset yes` once it has ended (or `/stop` it first)."
 	textResetDone         = "OK — `%s` is back at the project's ref: every change of this conversation there is gone."
-	textProjectHelp       = "- `/project` — the projects open here; `/project <name>` — work in another (a fresh session)\n" +
-		"- `/diff` — what this conversation changed against the project's ref\n" +
-		"- `/reset` — discard those changes (asks for `/reset yes`)\n"
 )
 
 // diffBudget bounds /diff's answer: the smallest reply WeCom shows whole,

@@ -15,18 +15,8 @@ const (
 	textExternal  = "Sorry, this bot takes messages only from members of its own company."
 	textEmpty     = "Send me a message to start, or /help for commands."
 	textQueueFull = "Too many messages are waiting in this conversation (%d). Send it again when the current ones are done, or /stop the running one."
-	textHelp      = "**Commands**\n" +
-		"- `/new` — start a fresh session with the next message\n" +
-		"- `/stop` — stop the running turn\n" +
-		"- `/status` — what is running and waiting here\n" +
-		"- `/model` [`<name>`] — the models offered, or pick one for this conversation; `/effort low|medium|high` — its reasoning effort\n" +
-		"- `/approve` [`always`] [`N`] — let the agent do what it asks (`always`, an approver's: also every later command that starts the same way, in this conversation until /new); `/deny` [`N`] — refuse\n" +
-		"- `/pending` — the requests waiting for your decision, in any conversation\n" +
-		"- `/more` — the next part of an answer too long for one reply\n" +
-		"- `/file <name>` — send a file of this conversation's workspace (where the channel can send files)\n" +
-		"- `/schedule add \"<cron>\" <prompt>`, `/schedule list`, `/schedule rm|pause|resume <id>` — turns that run on their own\n" +
-		"- `/help` — this list\n\n" +
-		"Anything else is sent to the agent. Messages sent while it works wait their turn."
+	// textHelpTail ends /help, after the commands (commandtable.go).
+	textHelpTail     = "Anything else is sent to the agent. Messages sent while it works wait their turn."
 	textNew          = "OK — the next message starts a fresh session."
 	textStopped      = "OK — asked the running turn to stop."
 	textNothingToRun = "Nothing is running in this conversation."
