@@ -5,6 +5,7 @@ CODEX_VERSION    := 0.171.0
 CODEX_ACP_VERSION := 2.6.0
 ZED_CODEX_ACP_VERSION := 0.16.0
 AIBOT_SDK_VERSION := 1.0.7
+ACPX_VERSION     := 0.19.1
 STATICCHECK      := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TOOLS            := $(CURDIR)/.tools
 CODEX_BIN        := $(TOOLS)/codex/node_modules/.bin/codex
@@ -15,6 +16,9 @@ ZED_CODEX_ACP_BIN := $(TOOLS)/zed-codex-acp/node_modules/.bin/codex-acp-linux-x6
 # The official WeCom AI-bot SDK, the ground-truth client the fake
 # long-connection server (internal/wecomtest) is checked against.
 AIBOT_SDK_DIR    := $(TOOLS)/aibot-sdk/node_modules/@wecom/aibot-node-sdk
+# acpx, an ACP client nobody here wrote: the tests drive `wecodex codex-acp`
+# and both published bridges with it (modes, models, session list).
+ACPX_BIN         := $(TOOLS)/acpx/node_modules/.bin/acpx
 CONFIG           ?= configs/wecodex.yaml
 # Where build puts the binaries (a test of `make demo` builds into its own).
 BIN              ?= bin
@@ -29,6 +33,7 @@ export WECODEX_TEST_CODEX_ACP_BIN := $(CODEX_ACP_BIN)
 export WECODEX_TEST_ZED_CODEX_ACP_BIN := $(ZED_CODEX_ACP_BIN)
 export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
+export WECODEX_TEST_ACPX_BIN := $(ACPX_BIN)
 
 .PHONY: all build codex login run demo test test-redis bench bench-bridge bench-scale bench-faults load lint tools clean image
 
@@ -42,7 +47,7 @@ build:
 codex: $(CODEX_BIN)
 
 # Everything the tests and benchmarks use besides.
-tools: $(CODEX_BIN) $(CODEX_ACP_BIN) $(ZED_CODEX_ACP_BIN) $(AIBOT_SDK_DIR)
+tools: $(CODEX_BIN) $(CODEX_ACP_BIN) $(ZED_CODEX_ACP_BIN) $(AIBOT_SDK_DIR) $(ACPX_BIN)
 
 # npm_install DIR PACKAGE@VERSION: a pinned npm package in its own ignored folder.
 define npm_install
@@ -66,6 +71,9 @@ $(ZED_CODEX_ACP_BIN):
 
 $(AIBOT_SDK_DIR):
 	$(call npm_install,$(TOOLS)/aibot-sdk,@wecom/aibot-node-sdk@$(AIBOT_SDK_VERSION))
+
+$(ACPX_BIN):
+	$(call npm_install,$(TOOLS)/acpx,acpx@$(ACPX_VERSION))
 
 # Debian's Chromium for the playground's browser tests (and an emoji font so
 # screenshots show the status icons).
