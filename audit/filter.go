@@ -73,6 +73,13 @@ func detail(r Record) string {
 	if r.Length != nil {
 		add("length", strconv.Itoa(*r.Length))
 	}
+	add("name", r.Name)
+	if r.Slot != nil {
+		add("slot", r.Slot.Format(time.RFC3339))
+	}
+	if r.Timestamp != nil {
+		add("timestamp", r.Timestamp.Format(time.RFC3339))
+	}
 	add("outcome", r.Outcome)
 	if r.DurationMS != nil {
 		add("duration", (time.Duration(*r.DurationMS) * time.Millisecond).String())

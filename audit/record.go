@@ -42,6 +42,10 @@ type Record struct {
 	Verdict  string `json:"verdict,omitempty"`
 	By       string `json:"by,omitempty"`
 
+	Name      string     `json:"name,omitempty"`
+	Slot      *time.Time `json:"slot,omitempty"`
+	Timestamp *time.Time `json:"timestamp,omitempty"`
+
 	Setting string `json:"setting,omitempty"`
 	Value   string `json:"value,omitempty"`
 	Reason  string `json:"reason,omitempty"`
@@ -55,10 +59,10 @@ func recordOf(e bot.AuditEvent, replica string, now time.Time, includeText bool)
 		Time: now.UTC(), Kind: string(e.Kind), User: e.User, Conversation: e.Conversation, Channel: e.Channel,
 		Replica: replica, Turn: e.Turn, Project: e.Project, Outcome: e.Outcome, Tokens: e.Tokens,
 		Command: e.Command, ExitCode: e.ExitCode, Files: e.Files, Approval: e.Approval, What: e.What,
-		Verdict: string(e.Verdict), By: e.By, Setting: e.Setting, Value: e.Value, Reason: e.Reason, Detail: e.Detail,
+		Verdict: string(e.Verdict), By: e.By, Name: e.Name, Setting: e.Setting, Value: e.Value, Reason: e.Reason, Detail: e.Detail,
 	}
 	switch e.Kind {
-	case bot.AuditMessage, bot.AuditRefused:
+	case bot.AuditMessage, bot.AuditRefused, bot.AuditSchedule, bot.AuditTrigger:
 		r.MsgID = e.MsgID
 	}
 	if e.Kind == bot.AuditMessage {
@@ -66,6 +70,15 @@ func recordOf(e bot.AuditEvent, replica string, now time.Time, includeText bool)
 		r.Length = &n
 		if includeText {
 			r.Text = e.Text
+		}
+	}
+	if !e.At.IsZero() {
+		at := e.At.UTC()
+		switch e.Kind {
+		case bot.AuditSchedule:
+			r.Slot = &at
+		case bot.AuditTrigger:
+			r.Timestamp = &at
 		}
 	}
 	if e.Kind == bot.AuditTurnEnded {

@@ -22,6 +22,8 @@ const (
 	AuditSetting         AuditKind = "setting"          // a mode, model, project or session change
 	AuditAdmin           AuditKind = "admin"            // an admin command (wecodex purge, ...)
 	AuditRefused         AuditKind = "refused"          // a message refused: who and why
+	AuditSchedule        AuditKind = "schedule"         // a schedule's slot fired: its name, slot and outcome
+	AuditTrigger         AuditKind = "trigger"          // a signed trigger request: its name, timestamp and outcome
 )
 
 // Why a message was refused, in AuditEvent.Reason.
@@ -47,7 +49,7 @@ type AuditEvent struct {
 	Length int    // message: its text's length in bytes
 	Text   string // message: its text (written only with audit.include_text)
 
-	Outcome  string        // turn_ended
+	Outcome  string        // turn_ended; schedule, trigger: what became of the fire
 	Duration time.Duration // turn_ended
 	Tokens   *acpbridge.Tokens
 
@@ -62,6 +64,9 @@ type AuditEvent struct {
 
 	Setting string // setting: what changed (mode, model, project, session)
 	Value   string // setting: to what
+
+	Name string    // schedule, trigger: the schedule's id or the trigger's name
+	At   time.Time // schedule: the slot; trigger: the request's X-Wecodex-Timestamp
 
 	Reason string // refused: why (Refused*, or the limit's key)
 	Detail string // refused, admin: one line more

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/wecodex/wecodex/bot"
 )
 
 // Claims is the store's slot ledger shared by every replica (*store.Schedules).
@@ -49,8 +51,9 @@ type Config struct {
 	Jobs    Jobs
 	Claims  Claims
 	Starter Starter
-	// Observer may be nil.
+	// Observer and Auditor may be nil.
 	Observer Observer
+	Auditor  Auditor
 	Log      *slog.Logger
 	// Now is the clock; nil means time.Now. Tests drive Tick instead of Run.
 	Now func() time.Time
@@ -82,6 +85,9 @@ func New(cfg Config) *Scheduler {
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
+	}
+	if cfg.Auditor == nil {
+		cfg.Auditor = nopAuditor{}
 	}
 	return &Scheduler{cfg: cfg, seen: map[string]time.Time{}, next: map[string]time.Time{}}
 }
@@ -193,13 +199,15 @@ func (s *Scheduler) fire(ctx context.Context, j Job, at time.Time, outcome strin
 		return // another replica runs it
 	}
 	log := s.cfg.Log.With("schedule", j.ID, "slot", at.Unix(), "conv", j.Turn.Conversation)
-	if err := s.cfg.Starter.Start(ctx, j.slotTurn(at)); err != nil {
+	t := j.slotTurn(at)
+	if err := s.cfg.Starter.Start(ctx, t); err != nil {
 		log.Warn("schedule fired but its turn could not be queued", "err", err)
-		s.cfg.Observer.ScheduleRun(j.ID, OutcomeFailed)
-		return
+		outcome = OutcomeFailed
+	} else {
+		log.Info("schedule fired", "outcome", outcome)
 	}
-	log.Info("schedule fired", "outcome", outcome)
 	s.cfg.Observer.ScheduleRun(j.ID, outcome)
+	s.cfg.Auditor.Audit(ctx, fireEvent(bot.AuditSchedule, j.ID, t, at, outcome))
 }
 
 // Slot is a job's next slot, for /readyz.

@@ -2,6 +2,7 @@ package schedule_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/schedule"
 	"github.com/wecodex/wecodex/store"
@@ -33,9 +35,17 @@ func (s *starts) list() []string {
 	return append([]string(nil), s.ids...)
 }
 
+// counts counts the outcomes and keeps the audit records, in order.
 type counts struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu     sync.Mutex
+	n      map[string]int
+	audits []string
+}
+
+func (c *counts) Audit(_ context.Context, e bot.AuditEvent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.audits = append(c.audits, fmt.Sprintf("%s %s %d %s user=%s conv=%s msgid=%s", e.Kind, e.Name, e.At.Unix(), e.Outcome, e.User, e.Conversation, e.MsgID))
 }
 
 func (c *counts) ScheduleRun(name, outcome string) {
@@ -58,7 +68,7 @@ func job(t *testing.T, id, expr string, missed schedule.Missed) schedule.Job {
 }
 
 func replica(t *testing.T, db *store.DB, name string, rec *starts, obs *counts, jobs ...schedule.Job) *schedule.Scheduler {
-	return schedule.New(schedule.Config{Replica: name, Claims: store.NewSchedules(db), Starter: rec, Observer: obs,
+	return schedule.New(schedule.Config{Replica: name, Claims: store.NewSchedules(db), Starter: rec, Observer: obs, Auditor: obs,
 		Jobs: func(context.Context) ([]schedule.Job, error) { return jobs, nil }, Log: slog.New(slog.DiscardHandler)})
 }
 
@@ -146,6 +156,18 @@ func TestMissedSlots(t *testing.T) {
 	}
 	if obs.n["once caught_up"] != 1 || obs.n["skip missed"] != 2 {
 		t.Fatalf("outcomes %v: want once caught_up 1 and skip missed 2 (each starting replica)", obs.n)
+	}
+	// Each fire is one audit record, with its slot and outcome; the
+	// skipped slots fired nothing.
+	wantAudits := []string{
+		"schedule once 1800000002 started user=alice conv=app:alice msgid=schedule:once:1800000002",
+		"schedule skip 1800000002 started user=alice conv=app:alice msgid=schedule:skip:1800000002",
+		"schedule once 1800000008 caught_up user=alice conv=app:alice msgid=schedule:once:1800000008",
+		"schedule once 1800000010 started user=alice conv=app:alice msgid=schedule:once:1800000010",
+		"schedule skip 1800000010 started user=alice conv=app:alice msgid=schedule:skip:1800000010",
+	}
+	if !reflect.DeepEqual(obs.audits, wantAudits) {
+		t.Fatalf("audit records:\n got %q\nwant %q", obs.audits, wantAudits)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/wecodex/wecodex/bot"
 )
 
 // Trigger is one triggers.<name>: a signed POST /hooks/<name> starts Turn
@@ -72,6 +74,7 @@ type HooksConfig struct {
 	Replays  Replays
 	Starter  Starter
 	Observer HookObserver // may be nil
+	Auditor  Auditor      // may be nil
 	Log      *slog.Logger
 	Now      func() time.Time // nil: time.Now
 }
@@ -96,6 +99,9 @@ func NewHooks(cfg HooksConfig) *Hooks {
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopHookObserver{}
+	}
+	if cfg.Auditor == nil {
+		cfg.Auditor = nopAuditor{}
 	}
 	h := &Hooks{cfg: cfg, triggers: map[string]Trigger{}}
 	for _, t := range cfg.Triggers {
@@ -149,6 +155,12 @@ func (h *Hooks) serve(r *http.Request, t Trigger, log *slog.Logger) (result stri
 		return ResultUnsigned, http.StatusUnauthorized, "unauthorized: sign \"<timestamp>.<body>\" with HMAC-SHA256, timestamp within 5 minutes"
 	}
 	sig = strings.ToLower(sig)
+	turn := t.Turn
+	turn.ID = "trigger:" + t.Name + ":" + sig[:32]
+	turn.Source = "trigger " + t.Name
+	// A signed request is audited whatever becomes of it; an unsigned one
+	// is not: anyone can send those, and they would flush the trail.
+	defer func() { h.audit(r.Context(), t.Name, turn, ts, result) }()
 	first, err := h.cfg.Replays.SeenSignature(r.Context(), t.Name, sig)
 	switch {
 	case err != nil:
@@ -157,9 +169,6 @@ func (h *Hooks) serve(r *http.Request, t Trigger, log *slog.Logger) (result stri
 	case !first:
 		return ResultReplayed, http.StatusUnauthorized, "unauthorized: this signature was used already"
 	}
-	turn := t.Turn
-	turn.ID = "trigger:" + t.Name + ":" + sig[:32]
-	turn.Source = "trigger " + t.Name
 	turn.Prompt = TriggerPrompt(t.Turn.Prompt, body, t.MaxBody)
 	if err := h.cfg.Starter.Start(r.Context(), turn); err != nil {
 		log.Warn("trigger request accepted but its turn could not be queued", "err", err)
@@ -167,6 +176,13 @@ func (h *Hooks) serve(r *http.Request, t Trigger, log *slog.Logger) (result stri
 	}
 	log.Info("trigger started a turn", "conv", turn.Conversation, "body_bytes", len(body))
 	return ResultStarted, http.StatusAccepted, "started"
+}
+
+// audit records one signed request of trigger name; ts is its (fresh)
+// X-Wecodex-Timestamp.
+func (h *Hooks) audit(ctx context.Context, name string, turn Turn, ts, result string) {
+	sec, _ := strconv.ParseInt(ts, 10, 64)
+	h.cfg.Auditor.Audit(context.WithoutCancel(ctx), fireEvent(bot.AuditTrigger, name, turn, time.Unix(sec, 0), result))
 }
 
 // fresh reports whether ts (unix seconds) is within MaxClockSkew of now.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,12 +45,12 @@ func (s *results) TriggerRequest(name, result string) {
 func TestHooks(t *testing.T) {
 	db := testenv.OpenStore(t, testenv.Prefix(t, "hooks"))
 	now := time.Unix(1_800_000_000, 0)
-	started, res := &turns{}, &results{}
+	started, res, aud := &turns{}, &results{}, &counts{}
 	secret := []byte("hook-secret")
 	h := schedule.NewHooks(schedule.HooksConfig{
 		Triggers: []schedule.Trigger{{Name: "ci-failed", Secret: secret,
 			Turn: schedule.Turn{Conversation: "group:wrkChat", Prompt: "CI failed. Explain the log."}}},
-		Replays: store.NewSchedules(db), Starter: started, Observer: res, Log: slog.New(slog.DiscardHandler),
+		Replays: store.NewSchedules(db), Starter: started, Observer: res, Auditor: aud, Log: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return now },
 	})
 	mux := http.NewServeMux()
@@ -105,6 +106,16 @@ func TestHooks(t *testing.T) {
 		"ci-failed unsigned", "ci-failed unsigned", "ci-failed unsigned"}
 	if fmt.Sprint(res.r) != fmt.Sprint(wantRes) {
 		t.Fatalf("results %q, want %q", res.r, wantRes)
+	}
+
+	// The signed requests are audited, the unsigned ones (anyone's) not.
+	id := started.t[0].ID
+	wantAudits := []string{
+		"trigger ci-failed 1800000000 started user=wecodex-trigger-ci-failed conv=group:wrkChat msgid=" + id,
+		"trigger ci-failed 1800000000 replayed user=wecodex-trigger-ci-failed conv=group:wrkChat msgid=" + id,
+	}
+	if !reflect.DeepEqual(aud.audits, wantAudits) {
+		t.Fatalf("audit records:\n got %q\nwant %q", aud.audits, wantAudits)
 	}
 
 	// A 1 MiB body is cut to max_body (64 KiB) with the note.

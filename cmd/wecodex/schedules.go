@@ -136,15 +136,9 @@ func (p pushStarter) Start(ctx context.Context, t schedule.Turn) error {
 	if err != nil {
 		return err
 	}
-	user := t.User
-	if user == "" {
-		// A 1:1 conversation's turn runs as its user; a group's as what
-		// fired it, so the logs and the approval card name the schedule.
-		user = conv.ID
-		if conv.Group {
-			user = "wecodex-" + strings.ReplaceAll(t.Source, " ", "-")
-		}
-	}
+	// A group's turn runs as what fired it (Turn.RunAs), so the logs and
+	// the approval card name the schedule.
+	user := t.RunAs()
 	_, err = p.eng.Push(ctx, bot.Pushed{ID: t.ID, Conversation: conv, User: user, Text: t.Prompt, Channel: ch})
 	return err
 }
@@ -168,17 +162,17 @@ type scheduling struct {
 // startSchedules runs the YAML's schedules on this replica until ctx ends
 // (every replica runs them; the store's claims make each slot run once)
 // and builds the triggers' handler.
-func startSchedules(ctx context.Context, cfg *configs.Config, db *store.DB, e *bot.Engine, replica string, obs *metrics.Metrics, log *slog.Logger) *scheduling {
+func startSchedules(ctx context.Context, cfg *configs.Config, db *store.DB, e *bot.Engine, aud schedule.Auditor, replica string, obs *metrics.Metrics, log *slog.Logger) *scheduling {
 	sc := &scheduling{stop: func() {}}
 	st := store.NewSchedules(db)
 	starter := pushStarter{cfg: cfg, eng: e}
 	if trig := configuredTriggers(cfg); len(trig) > 0 {
-		sc.hooks = schedule.NewHooks(schedule.HooksConfig{Triggers: trig, Replays: st, Starter: starter, Observer: obs, Log: log})
+		sc.hooks = schedule.NewHooks(schedule.HooksConfig{Triggers: trig, Replays: st, Starter: starter, Observer: obs, Auditor: aud, Log: log})
 		log.Info("triggers", "names", sc.hooks.Names(), "path", "/hooks/<name>")
 	}
 	// Every replica runs the scheduler, with or without schedules in the
 	// file: one may be added from a chat at any time.
-	sc.sched = schedule.New(schedule.Config{Replica: replica, Claims: st, Starter: starter, Observer: obs, Log: log,
+	sc.sched = schedule.New(schedule.Config{Replica: replica, Claims: st, Starter: starter, Observer: obs, Auditor: aud, Log: log,
 		Jobs: scheduleBook(cfg, db).Jobs})
 	runCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

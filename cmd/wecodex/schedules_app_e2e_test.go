@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wecodex/wecodex/audit"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
@@ -28,7 +29,9 @@ func TestE2EAppScheduleRunsEachSlotOnce(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "wecodex.yaml")
 	app := fmt.Sprintf("wecom:\n  app:\n    corp_id: %s\n    agent_id: \"%d\"\n    secret: %s\n    token: %s\n    encoding_aes_key: %s\n    api_base: %s\n",
 		e2eCorp, e2eAgent, e2eAppSecret, e2eToken, e2eAESKey, api.URL())
-	e.extra = "\nschedules:\n  tests:\n    cron: \"@every 2s\"\n    conversation: app:alice\n    prompt: Run the tests.\n"
+	trail := filepath.Join(t.TempDir(), "audit.jsonl")
+	e.extra = "\nschedules:\n  tests:\n    cron: \"@every 2s\"\n    conversation: app:alice\n    prompt: Run the tests.\n" +
+		"audit:\n  file: " + trail + "\n"
 	text := strings.Replace(e.config(cfg, "5m30s"), "wecom:\n", app, 1)
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -71,9 +74,42 @@ func TestE2EAppScheduleRunsEachSlotOnce(t *testing.T) {
 			t.Errorf("slot %v fired %d times", slot, n)
 		}
 	}
+	// Each fire is one audit record (both replicas append to the one
+	// file): kind schedule, its slot, its outcome and its turn's msgid.
+	fired := map[string]bool{}
+	for _, r := range auditRecords(t, trail, "schedule") {
+		if r.Name != "tests" || r.Outcome != "started" || r.User != "alice" || r.Conversation != "app:alice" ||
+			r.Slot == nil || r.MsgID != fmt.Sprintf("schedule:tests:%d", r.Slot.Unix()) || fired[r.MsgID] {
+			t.Errorf("schedule audit record %+v", r)
+		}
+		fired[r.MsgID] = true
+	}
+	if len(fired) != len(slots) {
+		t.Errorf("%d schedule audit records for %d fired slots", len(fired), len(slots))
+	}
 	// A turn the shutdown cut short runs again on the other replica, so
 	// there may be more requests than slots, never fewer than answers.
 	if got := len(userTexts(e.h.Server.ModelRequests())); got < 3 {
 		t.Errorf("%d model requests for %d fired slots", got, len(slots))
 	}
+}
+
+// auditRecords are the records of kind in the audit file at path.
+func auditRecords(t *testing.T, path, kind string) []audit.Record {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []audit.Record
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		r, err := audit.Decode([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -135,7 +135,7 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 		// background (fetching a message's files) ends first.
 		defer closeChannels(chans)
 		deps.AgentWarnings = eng.warnings()
-		sc := startSchedules(ctx, cfg, st, eng.engine, replica, tel.obs, log)
+		sc := startSchedules(ctx, cfg, st, eng.engine, auditor(eng.audit), replica, tel.obs, log)
 		defer sc.stop()
 		deps.Hooks, deps.Schedules = sc.handler(), sc.nextSlots
 	}
