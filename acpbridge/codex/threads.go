@@ -1,0 +1,138 @@
+package codex
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// ThreadInfo is what Codex knows of one of its threads (thread/list).
+type ThreadInfo struct {
+	ID string
+	// Name is the title thread/name/set gave it, "" for none.
+	Name string
+	// Preview is Codex's summary line, usually the first user message.
+	Preview string
+	// Cwd is the directory the thread works in.
+	Cwd string
+	// ForkedFrom is the thread it was forked from, "" for none.
+	ForkedFrom string
+	// Created and Updated are when it was made and last changed.
+	Created, Updated time.Time
+}
+
+// maxListedThreads is thread/list's limit on includedThreadIds (Codex
+// rejects a longer list rather than cutting it).
+const maxListedThreads = 100
+
+type threadListParams struct {
+	// IncludedThreadIDs restricts the answer to these threads: a caller
+	// names the ones it may show, and never learns of any other.
+	IncludedThreadIDs []string `json:"includedThreadIds"`
+	Limit             int      `json:"limit"`
+	// SourceKinds: without it Codex lists only "interactive" sources,
+	// which may leave out the app-server's own threads.
+	SourceKinds []string `json:"sourceKinds"`
+}
+
+type threadListResponse struct {
+	Data []struct {
+		ID           string  `json:"id"`
+		Name         *string `json:"name"`
+		Preview      string  `json:"preview"`
+		Cwd          string  `json:"cwd"`
+		ForkedFromID *string `json:"forkedFromId"`
+		CreatedAt    int64   `json:"createdAt"`
+		UpdatedAt    int64   `json:"updatedAt"`
+	} `json:"data"`
+}
+
+// listedSources are the thread sources a conversation's threads come
+// from: the app-server's (wecodex's own), and a terminal's `codex resume`
+// of one.
+var listedSources = []string{"appServer", "cli", "vscode", "exec"}
+
+// Threads returns what Codex knows of the threads ids (at most
+// maxListedThreads of them), in no particular order; a thread Codex does
+// not know is left out.
+func (a *Agent) Threads(ctx context.Context, ids []string) ([]ThreadInfo, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if len(ids) > maxListedThreads {
+		ids = ids[:maxListedThreads]
+	}
+	c, _, err := a.ensureConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r threadListResponse
+	if err := c.call(ctx, "thread/list", threadListParams{IncludedThreadIDs: ids, Limit: len(ids), SourceKinds: listedSources}, &r); err != nil {
+		return nil, fmt.Errorf("codex thread/list: %w", err)
+	}
+	out := make([]ThreadInfo, 0, len(r.Data))
+	for _, t := range r.Data {
+		out = append(out, ThreadInfo{ID: t.ID, Name: deref(t.Name), Preview: t.Preview, Cwd: t.Cwd,
+			ForkedFrom: deref(t.ForkedFromID), Created: time.Unix(t.CreatedAt, 0), Updated: time.Unix(t.UpdatedAt, 0)})
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ForkThread branches the session's thread into a new one working in cwd,
+// with the same settings a new thread there gets; the original is left as
+// it was. The fork is loaded in the app-server, so its first turn here
+// needs no resume.
+func (a *Agent) ForkThread(ctx context.Context, id acp.SessionId, cwd string) (acp.SessionId, error) {
+	config, err := a.threadConfig(cwd)
+	if err != nil {
+		return "", fmt.Errorf("fork codex thread %s: %w", id, err)
+	}
+	ts := a.settings(cwd)
+	c, gen, err := a.ensureConn(ctx)
+	if err != nil {
+		return "", err
+	}
+	var r threadResponse
+	// thread/fork takes thread/resume's parameters, by the same names.
+	if err := c.call(ctx, "thread/fork", threadResumeParams{
+		ThreadID: string(id), Cwd: cwd, ApprovalPolicy: a.opts.ApprovalPolicy, Sandbox: a.sandbox(),
+		Config: withEffort(config, ts), Model: ts.Model, DeveloperInstructions: ts.Instructions, ExcludeTurns: true,
+	}, &r); err != nil {
+		return "", fmt.Errorf("fork codex thread %s: %w", id, err)
+	}
+	th := a.threadFor(r.Thread.ID)
+	a.mu.Lock()
+	th.cwd, th.gen = cwd, gen
+	a.mu.Unlock()
+	// Loaded without a turn, it would stay so until the process ends.
+	a.scheduleUnload(th)
+	a.log.Info("codex thread forked", "thread", id, "fork", r.Thread.ID)
+	return acp.SessionId(r.Thread.ID), nil
+}
+
+type threadSetNameParams struct {
+	ThreadID string `json:"threadId"`
+	Name     string `json:"name"`
+}
+
+// NameThread gives the session's thread a title (thread/name/set), which
+// thread/list then reports as its name.
+func (a *Agent) NameThread(ctx context.Context, id acp.SessionId, name string) error {
+	c, _, err := a.ensureConn(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.call(ctx, "thread/name/set", threadSetNameParams{ThreadID: string(id), Name: name}, nil); err != nil {
+		return fmt.Errorf("name codex thread %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package codex
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
+)
+
+// thread/list answers for the threads named and no other; a name set by
+// one process is what another lists; a fork carries its original's
+// history, and a turn on it leaves the original without that turn, even
+// when the fork is made by a process that never loaded the original.
+func TestThreadsListForkAndName(t *testing.T) {
+	ctx := testCtx(t)
+	answer := func(s string) scriptedmodel.Response {
+		return scriptedmodel.Reply(scriptedmodel.Message("final_answer", s))
+	}
+	a, h := newAgent(t, scriptedmodel.ByPrompt(map[string][]scriptedmodel.Response{
+		"first words": {answer("one")}, "not listed": {answer("two")},
+		"on the fork": {answer("three")}, "on the original": {answer("four")},
+	}), scriptedmodel.HomeOptions{}, Options{})
+	dir := t.TempDir()
+	id := newSession(t, a, dir)
+	prompt(t, ctx, a, id, "first words")
+	hidden := newSession(t, a, dir)
+	prompt(t, ctx, a, hidden, "not listed")
+	if err := a.NameThread(ctx, id, "the name"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Threads(ctx, []string{string(id), "01a235b0-0000-7000-8000-000000000000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != string(id) || got[0].Name != "the name" || got[0].Preview != "first words" || got[0].Cwd != dir || got[0].Updated.IsZero() {
+		t.Fatalf("thread/list of one thread and an unknown id = %+v, want only %s named, with its first words, in %s", got, id, dir)
+	}
+	_ = a.Close()
+
+	b := agentOn(t, h, Options{})
+	if err := b.NameThread(ctx, id, "renamed"); err != nil {
+		t.Fatalf("name a thread this process never loaded: %v", err)
+	}
+	fork, err := b.ForkThread(ctx, id, dir)
+	if err != nil || fork == id || fork == "" {
+		t.Fatalf("fork = %q (%v), want a new thread", fork, err)
+	}
+	prompt(t, ctx, b, fork, "on the fork")
+	prompt(t, ctx, b, id, "on the original")
+	reqs := h.Server.ModelRequests()
+	var onFork, onOriginal string
+	for _, r := range reqs {
+		switch r.UserText {
+		case "on the fork":
+			onFork = string(r.Body)
+		case "on the original":
+			onOriginal = string(r.Body)
+		}
+	}
+	if !strings.Contains(onFork, "first words") || strings.Contains(onFork, "not listed") {
+		t.Errorf("the fork's request does not carry exactly its original's history:\n%s", onFork)
+	}
+	if !strings.Contains(onOriginal, "first words") || strings.Contains(onOriginal, "on the fork") {
+		t.Errorf("the original's request after the fork's turn:\n%s\nwant its own history without the fork's turn", onOriginal)
+	}
+	listed, err := b.Threads(ctx, []string{string(id), string(fork)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, th := range listed {
+		ids = append(ids, th.ID)
+		if th.ID == string(id) && th.Name != "renamed" {
+			t.Errorf("the original is named %q after the other process renamed it, want renamed", th.Name)
+		}
+	}
+	slices.Sort(ids)
+	want := []string{string(id), string(fork)}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Errorf("thread/list of the original and its fork = %v, want %v", ids, want)
+	}
+}
+
+func newSession(t *testing.T, a *Agent, dir string) acp.SessionId {
+	t.Helper()
+	id, err := a.NewSession(testCtx(t), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
