@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/wecodex/wecodex/cards"
 )
 
 // Schedules keeps the schedules made with /schedule, beside the config
@@ -168,8 +170,10 @@ func nextText(e ScheduleEntry) string {
 	return e.Next.Format("2006-01-02 15:04 MST")
 }
 
+// oneLinePrompt is a prompt as /schedule list shows it: one line, at most
+// 80 characters.
 func oneLinePrompt(p string) string {
-	p = strings.Join(strings.Fields(p), " ")
+	p = cards.OneLine(p)
 	if r := []rune(p); len(r) > 80 {
 		return string(r[:80]) + "…"
 	}

@@ -101,8 +101,9 @@ func tailBytes(s string, max int) string {
 	return s[from:]
 }
 
-// oneLine folds a text onto one line for a title or a list entry.
-func oneLine(s string) string {
+// OneLine folds a text onto one line for a title, a card field or a list
+// entry: every run of white space, line breaks included, becomes one space.
+func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if strings.ContainsAny(s, "\r\n\t") {
 		s = strings.Join(strings.Fields(s), " ")

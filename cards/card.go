@@ -26,7 +26,7 @@ func WithProgressStyle(s ProgressStyle) Option { return func(c *Card) { c.style 
 
 // WithTitle names the turn (for instance the start of the user's prompt), for
 // renderers that show one (a platform's card, the playground's HTML).
-func WithTitle(title string) Option { return func(c *Card) { c.title = oneLine(toValidUTF8(title)) } }
+func WithTitle(title string) Option { return func(c *Card) { c.title = OneLine(toValidUTF8(title)) } }
 
 // WithStreamLimit sets the byte cap of a stream frame: the platform's (its
 // channel passes it), or a small one in tests to exercise roll-over. Without
@@ -101,7 +101,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 	case u.ToolCall != nil:
 		t := u.ToolCall
 		it := c.tool(t.ToolCallId)
-		it.title = oneLine(toValidUTF8(t.Title))
+		it.title = OneLine(toValidUTF8(t.Title))
 		it.toolKind = t.Kind
 		it.status = t.Status
 		it.refresh()
@@ -109,7 +109,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 		t := u.ToolCallUpdate
 		it := c.tool(t.ToolCallId)
 		if t.Title != nil {
-			it.title = oneLine(toValidUTF8(*t.Title))
+			it.title = OneLine(toValidUTF8(*t.Title))
 		}
 		if t.Kind != nil {
 			it.toolKind = *t.Kind
@@ -125,7 +125,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 		}
 		c.plan.entries = c.plan.entries[:0]
 		for _, e := range u.Plan.Entries {
-			e.Content = oneLine(toValidUTF8(e.Content))
+			e.Content = OneLine(toValidUTF8(e.Content))
 			c.plan.entries = append(c.plan.entries, e)
 		}
 		c.plan.refresh()
@@ -140,7 +140,7 @@ func (c *Card) Apply(u acp.SessionUpdate) {
 // A notice is one line: text it quotes (a command the model wrote, a
 // warning) cannot start a line of its own that looks like the bot's.
 func (c *Card) Notice(level, text string) {
-	text = oneLine(toValidUTF8(text))
+	text = OneLine(toValidUTF8(text))
 	if text == "" {
 		return
 	}
@@ -278,7 +278,7 @@ func blockText(b acp.ContentBlock) string {
 		if b.ResourceLink.Title != nil && *b.ResourceLink.Title != "" {
 			name = *b.ResourceLink.Title
 		}
-		return toValidUTF8("[" + oneLine(name) + "](" + b.ResourceLink.Uri + ")")
+		return toValidUTF8("[" + OneLine(name) + "](" + b.ResourceLink.Uri + ")")
 	case b.Resource != nil:
 		return "[embedded resource]"
 	case b.Image != nil:

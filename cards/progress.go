@@ -42,7 +42,7 @@ func (it *progressItem) render() string {
 			b.WriteString("\n- ")
 			b.WriteString(planIcon(e.Status))
 			b.WriteByte(' ')
-			b.WriteString(oneLine(toValidUTF8(e.Content)))
+			b.WriteString(OneLine(toValidUTF8(e.Content)))
 		}
 		return b.String()
 	}

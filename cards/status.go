@@ -46,7 +46,7 @@ func (s Status) String() string {
 		return "cancelled"
 	case StateFailed:
 		if s.Detail != "" {
-			return "failed: " + oneLine(s.Detail)
+			return "failed: " + OneLine(s.Detail)
 		}
 		return "failed"
 	default:

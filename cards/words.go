@@ -54,18 +54,18 @@ func QueuedLine(position int) string {
 func StatusLine(s Status) string {
 	switch s.State {
 	case StateWaitingApproval:
-		if d := oneLine(s.Detail); d != "" {
+		if d := OneLine(s.Detail); d != "" {
 			return WaitingLead + DetailSep + truncateRunes(d, 200)
 		}
 		return WaitingLead
 	case StateDone:
 		if s.Detail != "" {
-			return StoppedOpen + truncateRunes(oneLine(s.Detail), 100) + StoppedClose
+			return StoppedOpen + truncateRunes(OneLine(s.Detail), 100) + StoppedClose
 		}
 	case StateCancelled:
 		return CancelledLine
 	case StateFailed:
-		if d := oneLine(s.Detail); d != "" {
+		if d := OneLine(s.Detail); d != "" {
 			return FailedLead + DetailSep + truncateRunes(d, 500)
 		}
 		return FailedLead

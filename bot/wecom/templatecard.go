@@ -93,7 +93,7 @@ type TemplateCardOptions struct {
 func ProgressCard(c *cards.Card, o TemplateCardOptions) TemplateCard {
 	tc := TemplateCard{CardType: "text_notice"}
 	if o.Source != "" || o.IconURL != "" {
-		tc.Source = &CardSource{IconURL: o.IconURL, Desc: CutRunes(oneLine(o.Source), cardSourceDescMax)}
+		tc.Source = &CardSource{IconURL: o.IconURL, Desc: CutRunes(cards.OneLine(o.Source), cardSourceDescMax)}
 	}
 	title := c.Title()
 	if title == "" {
@@ -116,7 +116,7 @@ func ProgressCard(c *cards.Card, o TemplateCardOptions) TemplateCard {
 			if i == cardButtonsMax {
 				break
 			}
-			b.Text = CutRunes(oneLine(b.Text), cardButtonTextMax)
+			b.Text = CutRunes(cards.OneLine(b.Text), cardButtonTextMax)
 			b.Key = cutBytes(b.Key, cardButtonKeyBytes)
 			tc.ButtonList = append(tc.ButtonList, b)
 		}
@@ -129,12 +129,12 @@ func ProgressCard(c *cards.Card, o TemplateCardOptions) TemplateCard {
 func latestLine(c *cards.Card, progress []cards.ProgressItem) string {
 	st := c.Status()
 	if st.State == cards.StateFailed || st.State == cards.StateWaitingApproval {
-		if d := oneLine(st.Detail); d != "" {
+		if d := cards.OneLine(st.Detail); d != "" {
 			return d
 		}
 	}
 	for i := len(progress) - 1; i >= 0; i-- {
-		if md := oneLine(progress[i].Markdown); md != "" {
+		if md := cards.OneLine(progress[i].Markdown); md != "" {
 			return md
 		}
 	}
@@ -212,15 +212,6 @@ func cleanTaskID(id string) string {
 		b = b[:cardTaskIDBytes]
 	}
 	return string(b)
-}
-
-// oneLine folds a text onto one line for a card field.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.ContainsAny(s, "\r\n\t") {
-		s = strings.Join(strings.Fields(s), " ")
-	}
-	return s
 }
 
 // capitalize upper-cases an ASCII first letter ("done" → "Done").

@@ -89,7 +89,7 @@ const pushTitleBytes = 200
 // on its own, so only the first is sure to arrive first.
 func pushMarkdown(c *cards.Card) []string {
 	limit := wecom.MaxStreamContentBytes
-	head := "**⏰ " + cutBytes(oneLine(c.Title()), pushTitleBytes) + "**"
+	head := "**⏰ " + cutBytes(cards.OneLine(c.Title()), pushTitleBytes) + "**"
 	var progress []string
 	for _, it := range c.Progress() {
 		if md := strings.TrimSpace(it.Markdown); md != "" {
@@ -135,8 +135,6 @@ func quote(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // cutBytes cuts s to at most n bytes on a rune boundary, marking the cut.
 func cutBytes(s string, n int) string {
