@@ -1,0 +1,109 @@
+package codex
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// StoredThread is one thread Codex keeps in its CODEX_HOME, as thread/list
+// reports it: what retention and purge decide on.
+type StoredThread struct {
+	ID string
+	// Cwd is the directory the thread works in.
+	Cwd string
+	// Path is its rollout file ("" when Codex does not say).
+	Path string
+	// Updated is when it last changed.
+	Updated time.Time
+	// Active says a turn runs in it now.
+	Active bool
+	// Archived says it was archived (thread/archive).
+	Archived bool
+}
+
+type storedThreadsParams struct {
+	Cursor   string `json:"cursor,omitempty"`
+	Archived bool   `json:"archived"`
+	SortKey  string `json:"sortKey"`
+	// SourceKinds lists every kind: the default is only interactive ones,
+	// and retention covers whatever the home holds.
+	SourceKinds []string `json:"sourceKinds"`
+}
+
+type storedThreadsResponse struct {
+	Data []struct {
+		ID        string `json:"id"`
+		Cwd       string `json:"cwd"`
+		Path      string `json:"path"`
+		UpdatedAt int64  `json:"updatedAt"`
+		Status    struct {
+			Type string `json:"type"`
+		} `json:"status"`
+	} `json:"data"`
+	NextCursor string `json:"nextCursor"`
+}
+
+// threadSourceKinds are all of the schema's ThreadSourceKind values.
+var threadSourceKinds = []string{"cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"}
+
+// maxThreadPages bounds thread/list's paging against a server that never
+// stops handing out cursors.
+const maxThreadPages = 1000
+
+// StoredThreads lists every thread in CODEX_HOME, archived or not, every
+// page of them.
+func (a *Agent) StoredThreads(ctx context.Context) ([]StoredThread, error) {
+	c, _, err := a.ensureConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []StoredThread
+	for _, archived := range []bool{false, true} {
+		cursor := ""
+		for range maxThreadPages {
+			var r storedThreadsResponse
+			p := storedThreadsParams{Cursor: cursor, Archived: archived, SortKey: "updated_at", SourceKinds: threadSourceKinds}
+			if err := c.call(ctx, "thread/list", p, &r); err != nil {
+				return nil, fmt.Errorf("codex thread/list: %w", err)
+			}
+			for _, t := range r.Data {
+				out = append(out, StoredThread{
+					ID: t.ID, Cwd: t.Cwd, Path: t.Path, Updated: time.Unix(t.UpdatedAt, 0),
+					Active: t.Status.Type == "active", Archived: archived,
+				})
+			}
+			if r.NextCursor == "" {
+				break
+			}
+			cursor = r.NextCursor
+		}
+	}
+	return out, nil
+}
+
+type threadDeleteParams struct {
+	ThreadID string `json:"threadId"`
+}
+
+// DeleteThread deletes a thread and its rollout from CODEX_HOME
+// (thread/delete) and forgets it here, so a later Prompt naming it fails
+// instead of resuming a thread that is gone.
+func (a *Agent) DeleteThread(ctx context.Context, id string) error {
+	c, _, err := a.ensureConn(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.call(ctx, "thread/delete", threadDeleteParams{ThreadID: id}, nil); err != nil {
+		return fmt.Errorf("codex thread/delete %s: %w", id, err)
+	}
+	a.mu.Lock()
+	if th := a.threads[id]; th != nil {
+		if th.idle != nil {
+			th.idle.Stop()
+		}
+		delete(a.threads, id)
+	}
+	a.mu.Unlock()
+	return nil
+}
