@@ -43,8 +43,8 @@ type RetentionConfig struct {
 	// Attachments is how long a file a message brought stays in its
 	// workspace.
 	Attachments time.Duration `mapstructure:"attachments"`
-	// Audit is how long audit records are kept, in the stream and in the
-	// rotated files of audit.file.
+	// Audit is how long audit records are kept in the stream; audit.file's
+	// rotated files are logrotate's to age (maxage).
 	Audit time.Duration `mapstructure:"audit"`
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/projects"
+	"github.com/wecodex/wecodex/retention"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -47,6 +48,10 @@ type engine struct {
 	// engine runs.
 	projects    *projects.Registry
 	idleCleanup time.Duration
+	// retention sweeps what is past its retention.* age while the engine
+	// runs.
+	retention *retention.Sweeper
+	retainAll time.Duration // how often it sweeps
 }
 
 // startEngine builds the agent (agent.kind) and the engine over db with
@@ -90,6 +95,8 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	eng := &engine{engine: e, agent: agent, audit: aud, log: log, stopRun: stopRun, runDone: make(chan struct{}), projects: reg, idleCleanup: cfg.Projects.IdleCleanup}
+	eng.retention = newSweeper(cfg, agent, db, root, log) // retention.go
+	eng.retainAll = retention.Interval(cfg.Retention.Threads, cfg.Retention.Attachments, cfg.Retention.Audit)
 	if c := cfg.Agent.Codex; cfg.Agent.Kind == configs.AgentCodex {
 		home := c.CodexHome(os.Getenv)
 		eng.loginMissing = func() bool { return !codexLoggedIn(c, home) }
@@ -156,6 +163,13 @@ func (e *engine) run(ctx context.Context, chans []*channel) {
 		go func() {
 			defer conns.Done()
 			runCleanup(ctx, e.projects, e.idleCleanup, e.log)
+		}()
+	}
+	if e.retention != nil && e.retention.Active() {
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			e.retention.Run(ctx, e.retainAll)
 		}()
 	}
 	for _, ch := range chans {
