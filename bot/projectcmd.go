@@ -97,14 +97,22 @@ func (in *intake) reset(ctx context.Context, conv Conversation, project string, 
 	if !confirmed {
 		return fmt.Sprintf(textResetAsk, project), nil
 	}
-	_, token, err := in.store.Lease(ctx, conv.Key())
+	// The reset holds the conversation's lease while it discards: a turn
+	// taking the lease between a check and the reset would write into a
+	// worktree being thrown away. Messages sent meanwhile wait in the queue.
+	token, err := in.store.ClaimLease(ctx, conv.Key(), in.cfg.Replica, in.cfg.LeaseTTL)
 	if err != nil {
 		return "", fmt.Errorf("/reset in %s: %w", conv.Key(), err)
 	}
-	if token != 0 {
+	if token == 0 {
 		return textResetBusy, nil
 	}
-	git, err := in.cfg.Projects.Reset(ctx, project, conv.Key())
+	defer in.endClaim(ctx, conv, token)
+	// Nothing renews the claim: the reset ends before it could lapse and
+	// let a turn in.
+	rctx, cancel := context.WithTimeout(ctx, in.cfg.LeaseTTL*2/3)
+	defer cancel()
+	git, err := in.cfg.Projects.Reset(rctx, project, conv.Key())
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("/reset in %s: %w", conv.Key(), err)
@@ -113,6 +121,16 @@ func (in *intake) reset(ctx context.Context, conv Conversation, project string, 
 	}
 	in.log.Info("worktree reset", "conv", conv, "project", project)
 	return fmt.Sprintf(textResetDone, project), nil
+}
+
+// endClaim releases the lease reset claimed, also when the request that
+// claimed it was cancelled, and lets a message queued meanwhile start.
+func (in *intake) endClaim(ctx context.Context, conv Conversation, token int64) {
+	if _, err := in.store.ReleaseLease(context.WithoutCancel(ctx), conv.Key(), token); err != nil {
+		// The claim lapses by itself within the lease's TTL.
+		in.log.Warn("release the lease /reset claimed", "conv", conv, "err", err)
+	}
+	in.sched.wake(conv.Key())
 }
 
 // projectList names the projects a conversation may use.

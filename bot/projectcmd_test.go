@@ -35,6 +35,13 @@ type projectRig struct {
 
 func newProjectRig(t *testing.T, script sm.Script) *projectRig {
 	t.Helper()
+	return newProjectRigWith(t, script, func(p registryProjects) bot.Projects { return p })
+}
+
+// newProjectRigWith is newProjectRig with the engine's Projects made by
+// wrap from the registry's.
+func newProjectRigWith(t *testing.T, script sm.Script, wrap func(registryProjects) bot.Projects) *projectRig {
+	t.Helper()
 	h := codextest.StartWith(t, script, sm.HomeOptions{SandboxMode: "danger-full-access"})
 	bare := bareRepo(t)
 	web := t.TempDir()
@@ -54,7 +61,7 @@ func newProjectRig(t *testing.T, script sm.Script) *projectRig {
 	chat := chattest.New()
 	e, err := bot.New(bot.Config{
 		Replica: "replica-a", WorkspaceRoot: root, UpdateInterval: time.Millisecond, Logger: quietLog(),
-		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Projects: registryProjects{reg},
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Projects: wrap(registryProjects{reg}),
 		Access: bot.Access{AllowUsers: []string{"alice", "bob", "dave"}, AllowChats: []string{"team", "crew"}},
 	}, testenv.EngineStore(st), agent, chat)
 	if err != nil {

@@ -66,6 +66,8 @@ type IntakeStore interface {
 	Enqueue(ctx context.Context, conv string, item []byte, max int) (position int, leased bool, err error)
 	Queued(ctx context.Context, conv string) ([][]byte, error)
 	Lease(ctx context.Context, conv string) (replica string, token int64, err error)
+	ClaimLease(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, err error)
+	ReleaseLease(ctx context.Context, conv string, token int64) (released bool, err error)
 	RequestStop(ctx context.Context, conv string) (running bool, err error)
 	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
 	ForgetSession(ctx context.Context, conv string) error
@@ -198,6 +200,11 @@ type Leases interface {
 	ReleaseLease(ctx context.Context, conv string, token int64) (released bool, err error)
 	// Lease returns the replica and token holding the lease; token 0 when free.
 	Lease(ctx context.Context, conv string) (replica string, token int64, err error)
+	// ClaimLease takes the free lease for replica without taking a turn,
+	// for work that must not overlap one (/reset yes); ReleaseLease ends
+	// it, and the messages queued meanwhile wait for it. token is 0 when
+	// a turn holds the lease, or is recorded running by a holder that died.
+	ClaimLease(ctx context.Context, conv, replica string, ttl time.Duration) (token int64, err error)
 	// RequestStop asks the turn holding the lease to stop (noticed on its
 	// next renewal, and announced on the stop channel). running is false when
 	// no turn holds the lease.

@@ -197,3 +197,32 @@ func (s *Queue) RequestStop(ctx context.Context, conv string) (bool, error) {
 func (s *Queue) WatchStops(ctx context.Context, ready func(), fn func(conv string)) error {
 	return watch(ctx, s.conn, "stop requests", ready, func(m *redis.Message) { fn(m.Payload) }, s.keys.StopChannel())
 }
+
+// claimLease takes the free lease without popping the queue, for work on
+// the conversation that is no turn (discarding its worktree) and must not
+// overlap one. A running record with the lease free is a dead holder's
+// turn, still to be handed over by takeTurn: claiming then would release
+// it unseen, so the claim is refused as if a turn ran.
+// KEYS: lease, fence, running. ARGV: replica, lease TTL (ms), fence TTL (ms).
+var claimLease = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('HSET', KEYS[1], 'token', token, 'replica', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return token
+`)
+
+// ClaimLease takes the conversation's free lease for replica without
+// taking a turn: while it holds, no turn starts (TakeTurn finds the lease
+// held, and the waiting messages stay queued for after ReleaseLease).
+// token is 0 when a turn holds the lease or is recorded running.
+func (s *Queue) ClaimLease(ctx context.Context, conv, replica string, ttl time.Duration) (int64, error) {
+	k := s.keys.Conv(conv)
+	token, err := claimLease.Run(ctx, s.client, []string{k.Lease(), k.Fence(), k.Running()},
+		replica, ttl.Milliseconds(), FenceTTL.Milliseconds()).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("claim lease: %w", err)
+	}
+	return token, nil
+}
