@@ -43,6 +43,10 @@ type Prompt struct {
 	// /effort): the agent runs this turn, and the session's later ones, with
 	// them. Empty leaves the session's own.
 	Model, Effort string
+	// Mode, when set, is the session's mode for this turn and its later
+	// ones; empty leaves the session's own (its agent's configuration
+	// before any mode was set).
+	Mode Mode
 }
 
 // TextPrompt is a prompt of text alone.

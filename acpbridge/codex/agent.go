@@ -347,6 +347,10 @@ func (a *Agent) resumed(th *thread, cwd string, gen int) {
 // turn on the same sink, unless Options.FailInterrupted. A second fault
 // fails the turn.
 func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	mode, err := a.overrides(p.Mode)
+	if err != nil {
+		return "", err
+	}
 	th := a.threadFor(string(id))
 	if err := th.acquire(ctx); err != nil {
 		return acp.StopReasonCancelled, err
@@ -359,7 +363,7 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 	ts := newTurn(a.ctx, sink)
 	th.turn.Store(ts)
 	input := turnInput(p)
-	ts.model, ts.effort = p.Model, p.Effort
+	ts.model, ts.effort, ts.mode = p.Model, p.Effort, mode
 	for recovered := false; ; recovered = true {
 		stop, cut, err := a.runTurn(ctx, th, ts, input)
 		if !cut {
@@ -388,7 +392,7 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 			sink.Notice(continuedNotice(err))
 			ts.stop() // its pending approvals answer "cancel"
 			ts = newTurn(a.ctx, sink)
-			ts.model, ts.effort = p.Model, p.Effort
+			ts.model, ts.effort, ts.mode = p.Model, p.Effort, mode
 			th.turn.Store(ts)
 			input = []userInput{{Type: "text", Text: continuationPrompt}}
 		}
@@ -438,6 +442,7 @@ func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState
 		var r turnStartResponse
 		started <- c.call(a.ctx, "turn/start", turnStartParams{
 			ThreadID: th.id, Input: input, Model: ts.model, Effort: ts.effort,
+			modeOverrides: ts.mode,
 		}, &r)
 	}()
 	select {
@@ -604,6 +609,8 @@ type turnState struct {
 	// model and effort are the Prompt's, sent with turn/start (a
 	// recovered turn's again on the new app-server).
 	model, effort string
+	// mode is what the Prompt's mode sends with turn/start (mode.go).
+	mode modeOverrides
 
 	// Owned by the read loop: the turn id as it knows it, and what it has
 	// made of Codex's error notifications (failure.go). failure is set

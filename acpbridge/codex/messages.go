@@ -83,6 +83,7 @@ type turnStartParams struct {
 	// ones; empty sends nothing.
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
+	modeOverrides
 }
 
 // userInput is one item of turn/start's input: {type:"text", text} or

@@ -1,0 +1,74 @@
+package codex
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
+)
+
+var sandboxModeRE = regexp.MustCompile("`sandbox_mode` is `([a-z-]+)`")
+
+// permissions is what the request's last permissions instructions say (Codex
+// adds new ones to the history when a turn changes them): the sandbox mode,
+// and whether the approval policy is never.
+func permissions(r scriptedmodel.Request) string {
+	last := ""
+	for _, d := range r.Developer {
+		if sandboxModeRE.MatchString(d) {
+			last = d
+		}
+	}
+	m := sandboxModeRE.FindStringSubmatch(last)
+	if m == nil {
+		return "no sandbox instructions"
+	}
+	if strings.Contains(last, "Approval policy is currently never") {
+		return m[1] + ", approval never"
+	}
+	return m[1]
+}
+
+// Each mode reaches Codex as its sandbox and approval policy, turn by turn,
+// going back as well as forward; a turn with no mode keeps the last one.
+func TestPromptModeReachesCodex(t *testing.T) {
+	ctx := testCtx(t)
+	modes := []acpbridge.Mode{acpbridge.ModeReadOnly, acpbridge.ModeFull, acpbridge.ModeWorkspace, ""}
+	var replies []scriptedmodel.Response
+	for range modes {
+		replies = append(replies, scriptedmodel.Reply(scriptedmodel.Message("final_answer", "ok")))
+	}
+	a, h := newAgent(t, scriptedmodel.Sequence(replies...), scriptedmodel.HomeOptions{}, Options{})
+	id, err := a.NewSession(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range modes {
+		if _, err := a.Prompt(ctx, id, acpbridge.Prompt{Text: "hi " + string(m), Mode: m}, &recorder{}); err != nil {
+			t.Fatalf("mode %q: %v", m, err)
+		}
+	}
+	var got []string
+	for _, r := range h.Server.ModelRequests() {
+		got = append(got, permissions(r))
+	}
+	want := []string{"read-only", "danger-full-access, approval never", "workspace-write", "workspace-write"}
+	if !slices.Equal(got, want) {
+		t.Errorf("permissions per request\n got %q\nwant %q", got, want)
+	}
+}
+
+// A mode is refused, not sent, to an Agent that confines threads: Codex's
+// sandboxPolicy override would replace the thread's permission profile.
+func TestPromptModeRefusedWhenConfined(t *testing.T) {
+	a := New(Options{Confine: func(string) Confinement { return Confinement{} }})
+	defer a.Close()
+	_, err := a.Prompt(testCtx(t), "thread-1", acpbridge.Prompt{Text: "hi", Mode: acpbridge.ModeFull}, &recorder{})
+	if !errors.Is(err, errModeConfined) {
+		t.Fatalf("err %v; want errModeConfined", err)
+	}
+}
