@@ -310,6 +310,21 @@ func (k ConvKeys) Approvals() string { return k.base + ":approvals" }
 // each add: a grant never outlives the session it names.
 func (k ConvKeys) Grants() string { return k.base + ":grants" }
 
+// ThreadsKept is how many of a conversation's threads the store remembers
+// (ConvKeys.Threads): the ones it used last. A chat lists them in one reply.
+const ThreadsKept = 10
+
+// Threads is the sorted set of the agent sessions (Codex threads) the
+// conversation used (score = its last use, unix ms), newest ThreadsKept
+// only: /sessions lists them, and /resume and /fork take one by its place
+// in that list, never by an id. TTL ConversationTTL, renewed on each add.
+func (k ConvKeys) Threads() string { return k.base + ":threads" }
+
+// ThreadRecords is the hash of what the engine recorded about each member
+// of Threads (its first words, name, project: the engine's JSON), dropped
+// with the member. TTL ConversationTTL, renewed with Threads.
+func (k ConvKeys) ThreadRecords() string { return k.base + ":threads:records" }
+
 // LongConnKeys builds the keys of one long-connection bot (Keys.LongConn).
 type LongConnKeys struct{ prefix, botID, base string }
 

@@ -25,6 +25,8 @@ func TestKeysLayout(t *testing.T) {
 		{k.Conv("c1").Approval(7), "wx:{conv:c1}:approval:7"},
 		{k.Conv("c1").Approvals(), "wx:{conv:c1}:approvals"},
 		{k.Conv("c1").Grants(), "wx:{conv:c1}:grants"},
+		{k.Conv("c1").Threads(), "wx:{conv:c1}:threads"},
+		{k.Conv("c1").ThreadRecords(), "wx:{conv:c1}:threads:records"},
 		{k.ApprovalChannel(), "wx:approval"},
 		{k.Pending(), "wx:pending"},
 		{k.Replica("r1"), "wx:replica:r1"},
@@ -60,7 +62,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Conv(conv).Lease())
-	for _, key := range []string{k.Conv(conv).Session(), k.Conv(conv).Fence(), k.Conv(conv).Queue(), k.Conv(conv).Owner(), k.Conv(conv).Stop(), k.Conv(conv).Rest(), k.Conv(conv).Running(), k.Conv(conv).Dedupe("u", "m1"), k.Conv(conv).Approval(1), k.Conv(conv).Approvals(), k.Conv(conv).Attachment("s", 0)} {
+	for _, key := range []string{k.Conv(conv).Session(), k.Conv(conv).Fence(), k.Conv(conv).Queue(), k.Conv(conv).Owner(), k.Conv(conv).Stop(), k.Conv(conv).Rest(), k.Conv(conv).Running(), k.Conv(conv).Dedupe("u", "m1"), k.Conv(conv).Approval(1), k.Conv(conv).Approvals(), k.Conv(conv).Attachment("s", 0), k.Conv(conv).Threads(), k.Conv(conv).ThreadRecords()} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}

@@ -29,6 +29,13 @@ type Conversations struct{ conn }
 // NewConversations is db's conversation records.
 func NewConversations(db *DB) *Conversations { return &Conversations{db.conn} }
 
+// Threads keeps the agent sessions (Codex threads) each conversation
+// used, for /sessions, /resume and /fork (bot.ThreadStore).
+type Threads struct{ conn }
+
+// NewThreads is db's per-conversation thread records.
+func NewThreads(db *DB) *Threads { return &Threads{db.conn} }
+
 // Attachments keeps a queued message's attachments until its turn is over
 // (bot.Attachments).
 type Attachments struct{ conn }

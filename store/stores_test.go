@@ -16,11 +16,12 @@ type stores struct {
 	*LongConn
 	*App
 	*Phases
+	*Threads
 }
 
 func allOf(db *DB) *stores {
 	return &stores{db, NewQueue(db), NewDedupe(db), NewConversations(db), NewAttachments(db), NewReplicas(db),
-		NewApprovals(db), NewWebhook(db), NewLongConn(db), NewApp(db), NewPhases(db)}
+		NewApprovals(db), NewWebhook(db), NewLongConn(db), NewApp(db), NewPhases(db), NewThreads(db)}
 }
 
 // Client is the raw client, for a test that looks under the types.
