@@ -17,10 +17,10 @@ import (
 // wrap it (see permissions).
 type cardSink struct {
 	pub *cards.Publisher[frame]
-	// agentSpoke is set once the agent's first update is in the card, so
-	// the first frame rendered after it is timed as the first progress
-	// shown (a frame rendered between the two is not: late by one frame at
-	// worst, never early).
+	// agentSpoke is set once the agent's first update the card shows is
+	// in it, so the first frame rendered after it is timed as the first
+	// progress shown (a frame rendered between the two is not: late by one
+	// frame at worst, never early).
 	agentSpoke *atomic.Bool
 	// audit is the turn's audit, for the approvals asked through it.
 	audit *turnAudit
@@ -33,10 +33,23 @@ type frame struct {
 	spoke bool
 }
 
-// Update folds one ACP update into the card.
+// Update folds one ACP update into the card. The first one the card shows
+// is published at once: the turn's first frame ("running") went out when
+// the turn started, and the throttle would hold Codex's first words back
+// until a whole update interval after it, which is most of what a user
+// waited for at load (issue 28).
 func (s cardSink) Update(u acp.SessionUpdate) {
 	s.pub.Apply(u)
-	s.agentSpoke.Store(true)
+	if shown(u) && !s.agentSpoke.Swap(true) {
+		s.pub.Refresh()
+	}
+}
+
+// shown reports whether a card shows u (cards.Card.Apply): mode, command,
+// config, session info and usage updates change nothing on it.
+func shown(u acp.SessionUpdate) bool {
+	return u.AgentMessageChunk != nil || u.AgentThoughtChunk != nil || u.ToolCall != nil ||
+		u.ToolCallUpdate != nil || u.Plan != nil
 }
 
 // Notice adds a progress line that is not agent output.
