@@ -109,5 +109,5 @@ func (in *intake) status(ctx context.Context, conv string) (string, error) {
 		return "", fmt.Errorf("/status of %s: %w", conv, err)
 	}
 	in.log.Info("status", "conv", conv, "replica", replica, "session", session, "waiting", len(waiting))
-	return textStatus(token != 0, len(waiting), session != "") + settingsStatus(chosen), nil
+	return textStatus(token != 0, len(waiting), session != "") + settingsStatus(chosen, in.unsetSetting()), nil
 }

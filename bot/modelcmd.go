@@ -41,7 +41,7 @@ func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (stri
 		return "", fmt.Errorf("/model in %s: %w", conv, err)
 	}
 	if len(args) == 0 {
-		return modelList(offered, chosen[settingModel]), nil
+		return modelList(offered, chosen[settingModel], in.unsetSetting()), nil
 	}
 	name := args[0]
 	if !contains(offered, name) {
@@ -69,7 +69,7 @@ func (in *intake) offeredModels(ctx context.Context) ([]string, error) {
 func (in *intake) effort(ctx context.Context, conv, current string, args []string) (string, error) {
 	if len(args) == 0 {
 		if current == "" {
-			current = "the project's or Codex's default"
+			current = in.unsetSetting()
 		}
 		return fmt.Sprintf(textEffortShow, current, codeList(Efforts)), nil
 	}
@@ -84,14 +84,14 @@ func (in *intake) effort(ctx context.Context, conv, current string, args []strin
 	return fmt.Sprintf(textEffortSet, level), nil
 }
 
-func modelList(offered []string, current string) string {
+func modelList(offered []string, current, unset string) string {
 	if len(offered) == 0 {
 		return textNoModels
 	}
 	var b strings.Builder
 	writeMarkedList(&b, "**Models** (▶ this conversation's)", offered, current)
 	if current == "" {
-		b.WriteString("\nThis conversation uses its project's model, or Codex's default.\n")
+		b.WriteString("\nThis conversation uses " + unset + ".\n")
 	}
 	b.WriteString("\n" + textModelHint)
 	return b.String()
@@ -117,14 +117,31 @@ func codeList(names []string) string {
 	return "`" + strings.Join(names, "`, `") + "`"
 }
 
+// unsetSetting names what a model or effort the conversation did not
+// choose falls back to: a project's is named only where projects are
+// configured.
+func (in *intake) unsetSetting() string {
+	if in.cfg.Projects == nil {
+		return textCodexDefault
+	}
+	return "the project's default, else Codex's"
+}
+
+const textCodexDefault = "Codex's default"
+
 // settingsStatus are /status's lines for the conversation's model and
-// effort, saying whose choice each is.
-func settingsStatus(chosen map[string]string) string {
+// effort: its own choice, else whose default applies. A project's default
+// is named only where projects are configured.
+func settingsStatus(chosen map[string]string, unset string) string {
+	over := "(this conversation's)"
+	if unset != textCodexDefault {
+		over = "(this conversation's, over the project's)"
+	}
 	line := func(what, v string) string {
 		if v == "" {
-			return "- " + what + ": the project's, or Codex's default\n"
+			return "- " + what + ": " + unset + "\n"
 		}
-		return "- " + what + ": `" + v + "` (this conversation's, over the project's)\n"
+		return "- " + what + ": `" + v + "` " + over + "\n"
 	}
 	return "\n" + strings.TrimSuffix(line("model", chosen[settingModel])+line("effort", chosen[settingEffort]), "\n")
 }

@@ -56,10 +56,10 @@ func TestModelAndEffortCommands(t *testing.T) {
 	), []string{"gpt-5.5", "other"})
 	dm := chattest.DM("alice")
 	for i, c := range []struct{ say, want string }{
-		{"/model", "**Models** (▶ this conversation's)\n- `gpt-5.5`\n- `other`\n\nThis conversation uses its project's model, or Codex's default.\n\n`/model <name>` picks one for this conversation."},
+		{"/model", "**Models** (▶ this conversation's)\n- `gpt-5.5`\n- `other`\n\nThis conversation uses Codex's default.\n\n`/model <name>` picks one for this conversation."},
 		{"/model gpt-6.2-sol", "`gpt-6.2-sol` is not offered here; pick one of `gpt-5.5`, `other`."},
 		{"/model other", "Model set to `other` for this conversation: its next turn uses it."},
-		{"/effort", "Reasoning effort: the project's or Codex's default. `/effort <level>` picks one of `low`, `medium`, `high`."},
+		{"/effort", "Reasoning effort: Codex's default. `/effort <level>` picks one of `low`, `medium`, `high`."},
 		{"/effort max", "`max` is not an effort here; pick one of `low`, `medium`, `high`."},
 		{"/model", "**Models** (▶ this conversation's)\n- `gpt-5.5`\n- ▶ `other`\n\n`/model <name>` picks one for this conversation."},
 	} {
@@ -80,7 +80,7 @@ func TestModelAndEffortCommands(t *testing.T) {
 		t.Errorf("requests: (%q, %q), (%q, %q); want other then other with high", reqs[0].Model, reqs[0].Effort, reqs[1].Model, reqs[1].Effort)
 	}
 	status := r.say(t, "s1", dm, "alice", "/status")
-	if want := "\n- model: `other` (this conversation's, over the project's)\n- effort: `high` (this conversation's, over the project's)"; !strings.HasSuffix(status, want) {
+	if want := "\n- model: `other` (this conversation's)\n- effort: `high` (this conversation's)"; !strings.HasSuffix(status, want) {
 		t.Errorf("/status = %q, want it to end %q", status, want)
 	}
 }
