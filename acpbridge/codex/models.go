@@ -3,19 +3,12 @@ package codex
 import (
 	"context"
 	"fmt"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // Model is one model Codex offers (model/list).
-type Model struct {
-	// ID is what a turn names (turn/start's model).
-	ID string
-	// Name is Codex's display name.
-	Name string
-	// Efforts are the reasoning efforts it supports.
-	Efforts []string
-	// Default is Codex's default model.
-	Default bool
-}
+type Model = acpbridge.Model
 
 type modelListParams struct {
 	Cursor string `json:"cursor,omitempty"`
