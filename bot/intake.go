@@ -63,6 +63,9 @@ type queued struct {
 	// Attachments are the message's files; their bytes wait in the store
 	// (see keepAttachments).
 	Attachments []queuedAttachment `json:"attachments,omitempty"`
+	// Project is a pushed turn's own project (Pushed.Project), which
+	// overrides the conversation's; "" for a message.
+	Project string `json:"project,omitempty"`
 }
 
 // conversation is the conversation q was queued in.
@@ -231,7 +234,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: conv, Kind: m.Conversation.Kind, Group: &group, Member: m.Conversation.Member, User: m.User,
 		UserName: m.UserName, Text: text, Quote: m.Quote, Attachments: atts,
 		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
-		Received: time.Now().UnixMilli(),
+		Received: time.Now().UnixMilli(), Project: m.project,
 	})
 	if err != nil {
 		uncount()

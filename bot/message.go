@@ -38,6 +38,10 @@ type Message struct {
 	// Reply is the handle the channel answers on. Intake assigns its Stream;
 	// the rest is the channel's and is passed back to it untouched.
 	Reply ReplyTo
+
+	// project is a pushed turn's own project (Pushed.Project); no channel
+	// sets it.
+	project string
 }
 
 // StripMention removes the leading "@name" mentions a group chat puts in front

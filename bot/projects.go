@@ -52,10 +52,18 @@ type FileChange struct {
 	Binary, New    bool
 }
 
-// projectOf is the project q's conversation works in, "" for none: the
-// one it chose with /project while it may still use it, else the first
-// that names its group chat or its sender, else the default.
+// projectOf is the project q's turn works in, "" for none: a schedule's
+// or trigger's own, else the one its conversation chose with /project
+// while it may still use it, else the first that names its group chat or
+// its sender, else the default.
 func (r *turnRunner) projectOf(ctx context.Context, q queued) (string, error) {
+	if q.Project != "" {
+		// An admin named it in the config file; push checked it exists.
+		if r.cfg.Projects == nil || !slices.Contains(r.cfg.Projects.Names(), q.Project) {
+			return "", fmt.Errorf("the project %q of %s is no longer configured", q.Project, q.MsgID)
+		}
+		return q.Project, nil
+	}
 	return currentProject(ctx, r.cfg.Projects, r.store, q.conversation(), q.User)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,10 @@ type Pushed struct {
 	// Text is the prompt. It is never read as a command.
 	Text    string
 	Channel string
+	// Project is the schedule's or trigger's own project: the turn works
+	// in the conversation's workspace of it, with its instructions, instead
+	// of the project the conversation resolves to. "" keeps that one.
+	Project string
 }
 
 // Push queues p behind the conversation's running turn, as intake queues a
@@ -44,7 +49,10 @@ func (in *intake) push(ctx context.Context, p Pushed) (Receipt, error) {
 	if !ok || p.Channel == "" {
 		return Receipt{}, fmt.Errorf("push turn %s: no channel named %q is registered", p.ID, p.Channel)
 	}
-	m := Message{ID: p.ID, Conversation: p.Conversation, User: p.User, Text: text, Channel: ch.Name()}
+	if p.Project != "" && (in.cfg.Projects == nil || !slices.Contains(in.cfg.Projects.Names(), p.Project)) {
+		return Receipt{}, fmt.Errorf("push turn %s: no project named %q is configured", p.ID, p.Project)
+	}
+	m := Message{ID: p.ID, Conversation: p.Conversation, User: p.User, Text: text, Channel: ch.Name(), project: p.Project}
 	m.Reply.Stream = streamOf(m)
 	log := in.log.With("msgid", m.ID, "conv", m.Conversation.Key(), "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
 	return in.enqueue(ctx, log, ch, m, text, false) // a schedule or trigger, not a user, started it: no limit counts it

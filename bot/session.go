@@ -28,6 +28,12 @@ func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id a
 	if err != nil {
 		return "", "", "", &stepError{stepStartSession, fmt.Errorf("read session of %s: %w", conv, err)}
 	}
+	if q.Project != "" && recordedCwd != cwd {
+		// A schedule's or trigger's own project: its turn runs in a
+		// session of its own there, and the conversation keeps the one
+		// its messages continue.
+		return r.newSession(ctx, q, cwd, false)
+	}
 	if r.cfg.Projects != nil && recorded != "" && recordedCwd != "" && recordedCwd != cwd {
 		r.log.Info("conversation works in another directory now; starting a fresh session", "conv", conv, "session", recorded)
 		recorded = ""
@@ -57,15 +63,25 @@ func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id a
 			note = "The earlier session could not be resumed: this turn starts a fresh session (earlier context is not available)."
 		}
 	}
+	id, cwd, _, err = r.newSession(ctx, q, cwd, true)
+	return id, cwd, note, err
+}
+
+// newSession starts a session for q in cwd, recorded as its
+// conversation's when record.
+func (r *turnRunner) newSession(ctx context.Context, q queued, cwd string, record bool) (acp.SessionId, string, string, error) {
 	sid, err := r.agent.NewSession(ctx, cwd)
 	if err != nil {
 		return "", "", "", &stepError{stepStartSession, fmt.Errorf("start a session in %s: %w", cwd, err)}
 	}
 	r.remember(sid)
-	if err := r.store.SaveConversation(ctx, conv, string(sid), cwd); err != nil {
-		return "", "", "", &stepError{stepStartSession, fmt.Errorf("record session of %s: %w", conv, err)}
+	if !record {
+		return sid, cwd, "", nil
 	}
-	return sid, cwd, note, nil
+	if err := r.store.SaveConversation(ctx, q.Conversation, string(sid), cwd); err != nil {
+		return "", "", "", &stepError{stepStartSession, fmt.Errorf("record session of %s: %w", q.Conversation, err)}
+	}
+	return sid, cwd, "", nil
 }
 
 func (r *turnRunner) knows(id acp.SessionId) bool {

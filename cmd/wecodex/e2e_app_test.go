@@ -32,13 +32,7 @@ func TestE2EApp(t *testing.T) {
 	)))
 	api := wecomtest.NewAppAPI(wecomtest.AppAPIOptions{CorpID: e2eCorp, Secret: e2eAppSecret, AgentID: e2eAgent})
 	t.Cleanup(api.Close)
-	cfg := filepath.Join(t.TempDir(), "wecodex.yaml")
-	app := fmt.Sprintf("wecom:\n  app:\n    corp_id: %s\n    agent_id: \"%d\"\n    secret: %s\n    token: %s\n    encoding_aes_key: %s\n    api_base: %s\n",
-		e2eCorp, e2eAgent, e2eAppSecret, e2eToken, e2eAESKey, api.URL())
-	text := strings.Replace(e.config(cfg, "5m30s"), "wecom:\n", app, 1)
-	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := appConfig(t, e, api)
 	b := serveWithEnv(t, cfg, e.serveEnv(), e.urls)
 	ctx := within(t, 2*time.Minute)
 	cb, err := wecomtest.NewAppCallbacks(wecomtest.AppConfig{URL: b.base + "/wecom/app", CorpID: e2eCorp, AgentID: e2eAgent,
@@ -88,4 +82,18 @@ func TestE2EApp(t *testing.T) {
 	if strings.Contains(logs, e2eAppSecret) || strings.Contains(logs, "how do I run the tests") {
 		t.Errorf("a log line carries the secret or the message:\n%s", logs)
 	}
+}
+
+// appConfig writes e's serve config with the self-built app on api and
+// e.extra, and returns its path.
+func appConfig(t *testing.T, e *e2e, api *wecomtest.AppAPI) string {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "wecodex.yaml")
+	app := fmt.Sprintf("wecom:\n  app:\n    corp_id: %s\n    agent_id: \"%d\"\n    secret: %s\n    token: %s\n    encoding_aes_key: %s\n    api_base: %s\n",
+		e2eCorp, e2eAgent, e2eAppSecret, e2eToken, e2eAESKey, api.URL())
+	text := strings.Replace(e.config(cfg, "5m30s"), "wecom:\n", app, 1)
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

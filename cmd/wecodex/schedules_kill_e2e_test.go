@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,14 +25,8 @@ func TestE2EAppScheduleSurvivesKill(t *testing.T) {
 	t.Cleanup(gate.Release)
 	api := wecomtest.NewAppAPI(wecomtest.AppAPIOptions{CorpID: e2eCorp, Secret: e2eAppSecret, AgentID: e2eAgent})
 	t.Cleanup(api.Close)
-	cfg := filepath.Join(t.TempDir(), "wecodex.yaml")
-	app := fmt.Sprintf("wecom:\n  app:\n    corp_id: %s\n    agent_id: \"%d\"\n    secret: %s\n    token: %s\n    encoding_aes_key: %s\n    api_base: %s\n",
-		e2eCorp, e2eAgent, e2eAppSecret, e2eToken, e2eAESKey, api.URL())
 	e.extra = "\nschedules:\n  tests:\n    cron: \"@every 5s\"\n    conversation: app:alice\n    prompt: Run the tests.\n"
-	text := strings.Replace(e.config(cfg, "5m30s"), "wecom:\n", app, 1)
-	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := appConfig(t, e, api)
 	ctx := within(t, 4*time.Minute)
 	a := serveWithEnv(t, cfg, e.serveEnv(), e.urls)
 	b := serveWithEnv(t, cfg, e.serveEnv(), e.urls)
