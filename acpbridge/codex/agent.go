@@ -100,7 +100,8 @@ type Agent struct {
 	gen      int // incremented per process start
 	closed   bool
 	threads  map[string]*thread
-	warnings []string // distinct environment warnings, for Warnings
+	closing  map[string]chan struct{} // threads whose thread/closed someone waits for (threads.go)
+	warnings []string                 // distinct environment warnings, for Warnings
 }
 
 // thread is one Codex thread, i.e. one ACP session.
@@ -147,6 +148,7 @@ func New(opts Options) *Agent {
 		ctx:     ctx,
 		cancel:  cancel,
 		threads: make(map[string]*thread),
+		closing: make(map[string]chan struct{}),
 	}
 }
 

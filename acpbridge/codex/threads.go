@@ -89,8 +89,8 @@ func deref(s *string) string {
 
 // ForkThread branches the session's thread into a new one working in cwd,
 // with the same settings a new thread there gets; the original is left as
-// it was. The fork is loaded in the app-server, so its first turn here
-// needs no resume.
+// it was. The fork is left unloaded, for whichever process runs its first
+// turn to resume.
 func (a *Agent) ForkThread(ctx context.Context, id acp.SessionId, cwd string) (acp.SessionId, error) {
 	config, err := a.threadConfig(cwd)
 	if err != nil {
@@ -109,14 +109,72 @@ func (a *Agent) ForkThread(ctx context.Context, id acp.SessionId, cwd string) (a
 	}, &r); err != nil {
 		return "", fmt.Errorf("fork codex thread %s: %w", id, err)
 	}
-	th := a.threadFor(r.Thread.ID)
-	a.mu.Lock()
-	th.cwd, th.gen = cwd, gen
-	a.mu.Unlock()
-	// Loaded without a turn, it would stay so until the process ends.
-	a.scheduleUnload(th)
 	a.log.Info("codex thread forked", "thread", id, "fork", r.Thread.ID)
+	// Codex lets only the process that has a thread loaded resume it ("already
+	// has an active writer"): unloaded now, the fork's first turn may run on
+	// any replica, which resumes it.
+	if err := a.unload(ctx, c, r.Thread.ID); err != nil {
+		a.log.Warn("unload the fork; only this process can resume it until it idles out", "fork", r.Thread.ID, "err", err)
+		th := a.threadFor(r.Thread.ID)
+		a.mu.Lock()
+		th.cwd, th.gen = cwd, gen
+		a.mu.Unlock()
+		a.scheduleUnload(th)
+	}
 	return acp.SessionId(r.Thread.ID), nil
+}
+
+// forkUnloadWait bounds the wait for thread/closed after unsubscribing
+// from a fork: Codex closes it at once (thread_unload_delay_secs 0), unless
+// an operator set a delay.
+const forkUnloadWait = 10 * time.Second
+
+type threadUnsubscribeResponse struct {
+	Status string `json:"status"`
+}
+
+// unload unsubscribes from a thread no turn of this process runs, and
+// waits until Codex reports it closed: a resume sent before that, here or
+// elsewhere, is refused ("is closing").
+func (a *Agent) unload(ctx context.Context, c *conn, id string) error {
+	closed := make(chan struct{})
+	a.mu.Lock()
+	a.closing[id] = closed
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.closing, id)
+		a.mu.Unlock()
+	}()
+	var r threadUnsubscribeResponse
+	if err := c.call(ctx, "thread/unsubscribe", threadUnsubscribeParams{ThreadID: id}, &r); err != nil {
+		return fmt.Errorf("unload codex thread %s: %w", id, err)
+	}
+	if r.Status == "notLoaded" {
+		return nil
+	}
+	wait := time.NewTimer(forkUnloadWait)
+	defer wait.Stop()
+	select {
+	case <-closed:
+		return nil
+	case <-c.done:
+		return nil // the process is gone, and with it the thread's writer
+	case <-wait.C:
+		return fmt.Errorf("codex did not close thread %s within %s", id, forkUnloadWait)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// closed_ tells a waiting unload that Codex closed thread id.
+func (a *Agent) threadUnloaded(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ch, ok := a.closing[id]; ok {
+		close(ch)
+		delete(a.closing, id)
+	}
 }
 
 type threadSetNameParams struct {

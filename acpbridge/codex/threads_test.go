@@ -12,8 +12,8 @@ import (
 
 // thread/list answers for the threads named and no other; a name set by
 // one process is what another lists; a fork carries its original's
-// history, and a turn on it leaves the original without that turn, even
-// when the fork is made by a process that never loaded the original.
+// history, another process can run it at once (the forking one does not
+// hold it), and a turn on it leaves the original without that turn.
 func TestThreadsListForkAndName(t *testing.T) {
 	ctx := testCtx(t)
 	answer := func(s string) scriptedmodel.Response {
@@ -38,17 +38,18 @@ func TestThreadsListForkAndName(t *testing.T) {
 	if len(got) != 1 || got[0].ID != string(id) || got[0].Name != "the name" || got[0].Preview != "first words" || got[0].Cwd != dir || got[0].Updated.IsZero() {
 		t.Fatalf("thread/list of one thread and an unknown id = %+v, want only %s named, with its first words, in %s", got, id, dir)
 	}
-	_ = a.Close()
-
-	b := agentOn(t, h, Options{})
-	if err := b.NameThread(ctx, id, "renamed"); err != nil {
-		t.Fatalf("name a thread this process never loaded: %v", err)
-	}
-	fork, err := b.ForkThread(ctx, id, dir)
+	fork, err := a.ForkThread(ctx, id, dir)
 	if err != nil || fork == id || fork == "" {
 		t.Fatalf("fork = %q (%v), want a new thread", fork, err)
 	}
+	// Another process runs the fork's first turn while this one still
+	// runs: the fork is not held here.
+	b := agentOn(t, h, Options{})
 	prompt(t, ctx, b, fork, "on the fork")
+	_ = a.Close()
+	if err := b.NameThread(ctx, id, "renamed"); err != nil {
+		t.Fatalf("name a thread this process never loaded: %v", err)
+	}
 	prompt(t, ctx, b, id, "on the original")
 	reqs := h.Server.ModelRequests()
 	var onFork, onOriginal string

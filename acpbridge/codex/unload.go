@@ -106,4 +106,5 @@ func (a *Agent) threadClosed(c *conn, threadID string) {
 	if gen != 0 {
 		a.markUnloaded(threadID, gen)
 	}
+	a.threadUnloaded(threadID)
 }
