@@ -102,6 +102,20 @@ type approvalRequest struct {
 	// Always says what /approve always would let run unasked from then on
 	// (grant.what); "" when nothing could be.
 	Always string `json:"always,omitempty"`
+	// Approvers are who decide it (access.approvers, or the project's own
+	// list), recorded with it so that a decision on any replica, from any
+	// chat, checks them and not the decider's conversation's. Empty (and
+	// in a record made before there was a field) the deciding replica's
+	// access.approvers decide.
+	Approvers []string `json:"approvers,omitempty"`
+}
+
+// access is acc with the approvers the request recorded, when it did.
+func (r approvalRequest) access(acc Access) Access {
+	if len(r.Approvers) > 0 {
+		acc.Approvers = r.Approvers
+	}
+	return acc
 }
 
 // approvals asks a person before the agent runs what needs approval, and
@@ -124,6 +138,18 @@ type wait struct {
 
 func newApprovals(cfg Config, st ApprovalStore, log *slog.Logger) *approvals {
 	return &approvals{cfg: cfg, store: st, log: log}
+}
+
+// decidedBy is a whose requests list decides instead of access.approvers
+// (a project's approvers), or a itself for an empty list. Decisions reach
+// the requests through the store either way: only the ask differs.
+func (a *approvals) decidedBy(list []string) *approvals {
+	if len(list) == 0 {
+		return a
+	}
+	b := *a
+	b.cfg.Access.Approvers = list
+	return &b
 }
 
 // sinkFor wraps the card of turn q, presented on ch, so its permission
@@ -178,7 +204,7 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 	}
 	g, grantable := grantFor(req)
 	rec := approvalRequest{Requester: s.turn.User, Session: string(req.SessionId), What: short,
-		Replica: a.cfg.Replica, Asked: time.Now().UnixMilli()}
+		Replica: a.cfg.Replica, Asked: time.Now().UnixMilli(), Approvers: a.cfg.Access.Approvers}
 	if grantable {
 		rec.Always = g.what()
 	}

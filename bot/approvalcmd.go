@@ -102,7 +102,7 @@ func (a *approvals) decide(ctx context.Context, conv, user string, id int64, v V
 	if err := json.Unmarshal(reqs[i], &rec); err != nil {
 		return Decided{}, fmt.Errorf("decode approval %d of %s: %w", id, conv, err)
 	}
-	acc := a.cfg.Access
+	acc := rec.access(a.cfg.Access)
 	if !acc.mayDecide(user, rec.Requester, v == VerdictAlways) {
 		a.log.Info("approval refused: not an approver", "conv", conv, "approval", id, "user", user, "requester", rec.Requester, "verdict", string(v))
 		text := textNotYours(id, acc.only(rec.Requester, false))
@@ -138,7 +138,7 @@ func (a *approvals) pending(ctx context.Context, user string) (string, error) {
 	lines := []string{textPendingHead}
 	for i, id := range ids {
 		var rec approvalRequest
-		if json.Unmarshal(reqs[i], &rec) != nil || !a.cfg.Access.mayDecide(user, rec.Requester, false) {
+		if json.Unmarshal(reqs[i], &rec) != nil || !rec.access(a.cfg.Access).mayDecide(user, rec.Requester, false) {
 			continue
 		}
 		lines = append(lines, textPendingLine(id, convs[i], rec.Requester, rec.What))

@@ -206,3 +206,15 @@ func (p registryProjects) Reset(ctx context.Context, project, conv string) (bool
 	}
 	return true, err
 }
+
+// Approval and Approvers are the project's own approval settings
+// (bot.ProjectApprovals), as cmd/wecodex hands them to the engine.
+func (p registryProjects) Approval(project string) string {
+	pr, _ := p.reg.Lookup(project)
+	return pr.Settings.Approval
+}
+
+func (p registryProjects) Approvers(project string) []string {
+	pr, _ := p.reg.Lookup(project)
+	return pr.Settings.Approvers
+}

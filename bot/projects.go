@@ -108,21 +108,28 @@ type projectChoices interface {
 }
 
 // ProjectApprovals is what Projects may add: a project's own agent.approval
-// (projects.<name>.approval), "" to keep the engine's.
+// (projects.<name>.approval), "" to keep the engine's, and its own
+// access.approvers (projects.<name>.approvers), empty to keep the
+// engine's.
 type ProjectApprovals interface {
 	Approval(project string) string
+	Approvers(project string) []string
 }
 
 // sinkFor wraps q's card into the sink its agent is given, deciding its
 // permission requests as q's project says when it overrides
-// agent.approval.
+// agent.approval or access.approvers.
 func (r *turnRunner) sinkFor(ctx context.Context, card cardSink, q *queued, ch Channel) turnSink {
 	if pa, ok := r.cfg.Projects.(ProjectApprovals); ok {
 		// A choice that cannot be read fails the turn's session; its
 		// sink keeps the engine's approval meanwhile.
 		if project, err := r.projectOf(ctx, *q); err == nil && project != "" {
-			if a := pa.Approval(project); a != "" {
-				return newPermissions(a, r.approve).sinkFor(card, q, ch)
+			a, list := pa.Approval(project), pa.Approvers(project)
+			if a == "" {
+				a = r.cfg.Approval
+			}
+			if a != r.cfg.Approval || len(list) > 0 {
+				return newPermissions(a, r.approve.decidedBy(list)).sinkFor(card, q, ch)
 			}
 		}
 	}

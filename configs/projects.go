@@ -65,8 +65,8 @@ type ProjectConfig struct {
 	Default bool `yaml:"default"`
 	// Model, Effort, Approval and Approvers override agent.codex's model,
 	// the reasoning effort, agent.approval and access.approvers for the
-	// project's conversations; empty keeps those. (Approvers is checked
-	// but not yet applied: access.approvers decides every request.)
+	// project's conversations; empty keeps those. A request asked in a
+	// project records its approvers, so they decide it from any chat.
 	Model     string   `yaml:"model"`
 	Effort    string   `yaml:"effort"`
 	Approval  string   `yaml:"approval"`

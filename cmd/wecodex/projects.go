@@ -76,6 +76,12 @@ func (e engineProjects) Approval(project string) string {
 	return p.Settings.Approval
 }
 
+// Approvers is projects.<name>.approvers (bot.ProjectApprovals).
+func (e engineProjects) Approvers(project string) []string {
+	p, _ := e.reg.Lookup(project)
+	return p.Settings.Approvers
+}
+
 func (e engineProjects) Workspace(ctx context.Context, project, conversation string) (string, error) {
 	w, err := e.reg.Workspace(ctx, project, conversation)
 	return w.Dir, err
