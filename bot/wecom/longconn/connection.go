@@ -56,6 +56,7 @@ type Connection struct {
 	local    *Pusher // its pusher, else nil
 	finished recent  // req_ids this replica presented a final frame for
 	sending  sync.WaitGroup
+	order    chatOrder // each chat's sends in the order they were made
 }
 
 // recent is a bounded set of the latest req_ids added.
@@ -282,8 +283,7 @@ func (c *Connection) relay(ctx context.Context, p *Pusher, cl *Client, token int
 			offer(data)
 		}, func(id string) {
 			if body := c.claim(ctx, token, id); body != nil {
-				c.sending.Add(1)
-				go func() { defer c.sending.Done(); _ = c.send(ctx, cl, id, body) }()
+				c.order.do(chatOf(body), &c.sending, func() { _ = c.send(ctx, cl, id, body) })
 			}
 		})
 		if err != nil && ctx.Err() == nil {

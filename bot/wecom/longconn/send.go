@@ -27,7 +27,7 @@ func (c *Connection) Send(ctx context.Context, body any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", CmdSend, err)
 	}
-	return c.cfg.Store.PutSend(ctx, c.cfg.Client.BotID, NewReqID(CmdSend), data)
+	return c.cfg.Store.PutSend(ctx, c.cfg.Client.BotID, newSendID(), data)
 }
 
 // claim takes send id for the holder of token, or returns nil.
@@ -72,10 +72,10 @@ func (c *Connection) sendWaiting(ctx context.Context, cl *Client, token int64) {
 		c.cfg.Log.Warn("long connection: cannot list waiting sends", "err", err)
 		return
 	}
+	sortSends(ids)
 	for _, id := range ids {
 		if body := c.claim(ctx, token, id); body != nil {
-			c.sending.Add(1)
-			go func() { defer c.sending.Done(); _ = c.send(ctx, cl, id, body) }()
+			c.order.do(chatOf(body), &c.sending, func() { _ = c.send(ctx, cl, id, body) })
 		}
 	}
 }

@@ -36,7 +36,7 @@ func (c *Connection) SendFile(ctx context.Context, chatID, typ, name string, dat
 	if err != nil {
 		return false, fmt.Errorf("encode file send: %w", err)
 	}
-	return true, c.cfg.Store.PutSend(ctx, c.cfg.Client.BotID, NewReqID(CmdSend), rec)
+	return true, c.cfg.Store.PutSend(ctx, c.cfg.Client.BotID, newSendID(), rec)
 }
 
 // sendUploaded uploads data and sends it as a media message.
