@@ -325,6 +325,10 @@ func (k ConvKeys) Threads() string { return k.base + ":threads" }
 // with the member. TTL ConversationTTL, renewed with Threads.
 func (k ConvKeys) ThreadRecords() string { return k.base + ":threads:records" }
 
+// Match is the SCAN pattern of every key above (wecodex purge finds them
+// by it: a key added here is purged without more code).
+func (k ConvKeys) Match() string { return globEscape(k.base) + ":*" }
+
 // LongConnKeys builds the keys of one long-connection bot (Keys.LongConn).
 type LongConnKeys struct{ prefix, botID, base string }
 

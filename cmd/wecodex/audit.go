@@ -168,7 +168,15 @@ func readAudit(f auditFlags, stderr io.Writer, fn func(audit.Record)) error {
 
 // withAuditStore runs fn on the configured Redis's audit stream.
 func withAuditStore(cfg *configs.Config, stderr io.Writer, fn func(context.Context, *store.Audit) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	return withStore(cfg, stderr, 5*time.Minute, func(ctx context.Context, db *store.DB, _ *slog.Logger) error {
+		return fn(ctx, store.NewAudit(db))
+	})
+}
+
+// withStore runs fn, for at most timeout, on the configured Redis, with a
+// logger of warnings to stderr.
+func withStore(cfg *configs.Config, stderr io.Writer, timeout time.Duration, fn func(context.Context, *store.DB, *slog.Logger) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	db, err := store.Open(ctx, storeOptions(cfg), log)
@@ -176,7 +184,7 @@ func withAuditStore(cfg *configs.Config, stderr io.Writer, fn func(context.Conte
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer db.Close()
-	return fn(ctx, store.NewAudit(db))
+	return fn(ctx, db, log)
 }
 
 func storeOptions(cfg *configs.Config) store.Options {

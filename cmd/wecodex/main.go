@@ -20,6 +20,7 @@ Usage:
   wecodex sessions     [--config PATH] [--conversation KEY] [--project NAME]  list conversations and the command that continues each in a terminal
   wecodex audit        [--config PATH] [--since AGE] [--user U] [--conversation K] [--kind K] [--table]  print the audit trail
   wecodex usage        [--config PATH] [--since AGE]  turns, tokens and approvals per user and project (default the last 7d)
+  wecodex purge        [--config PATH] --user U  remove a user's conversations, threads, workspaces and audit records
   wecodex version                       print the version
 
 --config defaults to ` + defaultConfigPath + `. Any key can be overridden by an
@@ -61,6 +62,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdAudit(rest, stdout, stderr)
 	case "usage":
 		return cmdUsage(rest, stdout, stderr)
+	case "purge":
+		return cmdPurge(rest, stdout, stderr)
 	case "version":
 		return cmdVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
