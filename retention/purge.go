@@ -29,6 +29,12 @@ type AuditRecords interface {
 	DeleteAudit(ctx context.Context, ids []string) (int64, error)
 }
 
+// UsedThreads is what the store remembers of the threads each
+// conversation used (store.Threads, for /sessions).
+type UsedThreads interface {
+	UsedThreads(ctx context.Context, conv string) (ids []string, records [][]byte, used []time.Time, err error)
+}
+
 // PurgeOptions say whose content goes and where it is.
 type PurgeOptions struct {
 	User string
@@ -36,6 +42,9 @@ type PurgeOptions struct {
 	Store PurgeStore
 	// Agent holds the threads (nil: none are deleted).
 	Agent Threads
+	// Used names more of each conversation's threads (nil: only the one
+	// recorded and those in its workspace).
+	Used UsedThreads
 	// WorkspaceRoot is agent.workspace_root.
 	WorkspaceRoot string
 	// Stream is the audit stream (nil: audit.redis is off).
@@ -136,8 +145,8 @@ func ownedBy(conv, user string) bool {
 }
 
 // purgeThreads deletes the threads of the user's conversations: the one
-// each recorded and every other that worked in its own workspace (earlier
-// ones, left by /new).
+// each recorded, those /sessions remembers, and every other that worked
+// in its own workspace (earlier ones, left by /new).
 func purgeThreads(ctx context.Context, o PurgeOptions, own map[string]store.ConversationRecord, r *PurgeReport) error {
 	if o.Agent == nil || len(own) == 0 {
 		return nil
@@ -146,6 +155,15 @@ func purgeThreads(ctx context.Context, o PurgeOptions, own map[string]store.Conv
 	for k, c := range own {
 		if c.Session != "" {
 			ids[c.Session] = true
+		}
+		if o.Used != nil {
+			used, _, _, err := o.Used.UsedThreads(ctx, k)
+			if err != nil {
+				return fmt.Errorf("purge threads: %w", err)
+			}
+			for _, id := range used {
+				ids[id] = true
+			}
 		}
 		if dir, err := filepath.Abs(bot.WorkspaceDir(o.WorkspaceRoot, k)); err == nil {
 			dirs[dir] = true

@@ -67,7 +67,7 @@ func purgeWith(ctx context.Context, cfg *configs.Config, db *store.DB, who strin
 	if err != nil {
 		return fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
-	o := retention.PurgeOptions{User: who, Store: store.NewConversations(db), WorkspaceRoot: root, AuditFile: cfg.Audit.File}
+	o := retention.PurgeOptions{User: who, Store: store.NewConversations(db), Used: store.NewThreads(db), WorkspaceRoot: root, AuditFile: cfg.Audit.File}
 	if cfg.Audit.Redis {
 		o.Stream = store.NewAudit(db)
 	}

@@ -49,11 +49,7 @@ func newPurgeWorld(t *testing.T) *purgeWorld {
 	t.Cleanup(func() { _ = w.agent.Close() })
 	ctx := t.Context()
 	convs := store.NewConversations(w.db)
-	thread := func(conv, user string) string {
-		dir, err := filepath.Abs(bot.WorkspaceDir(w.root, conv))
-		if err != nil {
-			t.Fatal(err)
-		}
+	thread := func(conv, user, dir string) string {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -70,10 +66,22 @@ func newPurgeWorld(t *testing.T) *purgeWorld {
 		if err := convs.TouchConversation(ctx, conv, user, time.Now()); err != nil {
 			t.Fatal(err)
 		}
+		if err := store.NewThreads(w.db).RecordThread(ctx, conv, string(id), nil, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 		return string(id)
 	}
-	w.bobThreads = []string{thread("single:bob", "bob"), thread("single:bob", "bob")}
-	w.aliceThread = thread("single:alice", "alice")
+	own := func(conv string) string {
+		dir, err := filepath.Abs(bot.WorkspaceDir(w.root, conv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	// bob's first thread worked in a project's directory: only the
+	// store's list of his threads names it.
+	w.bobThreads = []string{thread("single:bob", "bob", t.TempDir()), thread("single:bob", "bob", own("single:bob"))}
+	w.aliceThread = thread("single:alice", "alice", own("single:alice"))
 	threads, err := w.agent.StoredThreads(ctx)
 	if err != nil {
 		t.Fatal(err)
