@@ -134,7 +134,9 @@ bench-scale: build tools
 bench-faults: tools
 	go run ./internal/benchfaults -codex $(CODEX_BIN) -conversations 8
 
-# Webhook callbacks and refreshes against a real serve and Redis on loopback: p50/p99.
+# Webhook callbacks and refreshes against a real serve and Redis on loopback,
+# then WeCom's retry storm (one msgid 1,000 times from 8 senders while its
+# turn runs, and the Redis commands a repeat costs): p50/p99.
 load: build
 	scripts/with-redis.sh go run ./scripts/loadwebhook -bin bin/wecodex
 

@@ -83,6 +83,37 @@ func (s *Webhook) LoadFrame(ctx context.Context, streamID string) (state, owner,
 	return state, owner, user, content, true, nil
 }
 
+// LoadFrameAndLegacy is LoadFrame and LegacyFrame in one pipeline: a
+// refresh, and a repeated callback, costs one round trip (the two keys are
+// of different slots; on a Cluster they go to their nodes side by side).
+func (s *Webhook) LoadFrameAndLegacy(ctx context.Context, streamID string) (
+	state, owner, user, content string, ok bool, legacy []byte, legacyOK bool, err error,
+) {
+	var hm *redis.SliceCmd
+	var old *redis.StringCmd
+	_, _ = s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		hm = p.HMGet(ctx, s.keys.Frame(streamID), fieldFrameState, fieldFrameOwner, fieldFrameUser, fieldFrameContent)
+		old = p.Get(ctx, s.keys.LegacyFrame(streamID))
+		return nil
+	})
+	if err := hm.Err(); err != nil {
+		return "", "", "", "", false, nil, false, fmt.Errorf("load frame: %w", err)
+	}
+	if err := old.Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return "", "", "", "", false, nil, false, fmt.Errorf("load frame of the previous release: %w", err)
+	}
+	v := hm.Val()
+	if state, ok = v[0].(string); ok {
+		owner, _ = v[1].(string)
+		user, _ = v[2].(string)
+		content, _ = v[3].(string)
+	}
+	if b, err := old.Bytes(); err == nil {
+		legacy, legacyOK = b, true
+	}
+	return state, owner, user, content, ok, legacy, legacyOK, nil
+}
+
 // LegacyFrame returns the frame a replica of the release before this one
 // wrote for a stream (Keys.LegacyFrame), as it wrote it; ok is false when
 // there is none. It is read only while a rolling deploy runs both releases.

@@ -187,3 +187,24 @@ func testRest(t *testing.T, s *stores) {
 		t.Fatalf("rest TTL %v, want (0, %v]", ttl, RestTTL)
 	}
 }
+
+func TestLoadFrameAndLegacy(t *testing.T) { forEachBackend(t, testLoadFrameAndLegacy) }
+
+// One pipeline reads what LoadFrame and LegacyFrame read, on every
+// topology (the two keys are of different slots on a Cluster).
+func testLoadFrameAndLegacy(t *testing.T, s *stores) {
+	ctx := context.Background()
+	if st, _, _, _, ok, _, legacyOK, err := s.LoadFrameAndLegacy(ctx, "s1"); err != nil || ok || legacyOK || st != "" {
+		t.Fatalf("LoadFrameAndLegacy of an unknown stream = %q %v %v %v", st, ok, legacyOK, err)
+	}
+	if ok, err := s.SaveFrameUnless(ctx, "s1", "finished", "running", "single:alice", "alice", "writing"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if err := s.Client().Set(ctx, s.Keys().LegacyFrame("s1"), `{"old":1}`, time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	st, own, u, c, ok, legacy, legacyOK, err := s.LoadFrameAndLegacy(ctx, "s1")
+	if err != nil || !ok || st != "running" || own != "single:alice" || u != "alice" || c != "writing" || !legacyOK || string(legacy) != `{"old":1}` {
+		t.Fatalf("LoadFrameAndLegacy = %q %q %q %q %v %q %v %v", st, own, u, c, ok, legacy, legacyOK, err)
+	}
+}

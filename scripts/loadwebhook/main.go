@@ -58,6 +58,8 @@ func main() {
 	conc := flag.Int("c", 2, "concurrent senders (default: as many as the 2-core dev machine has cores)")
 	warmup := flag.Int("warmup", 200, "requests sent first and not measured")
 	limit := flag.Duration("timeout", 3*time.Minute, "give up after this long")
+	flag.IntVar(&stormRepeats, "storm", 1000, "deliveries of one msgid in the retry storm (0: no storm)")
+	flag.IntVar(&stormSenders, "storm-senders", 8, "concurrent senders of the retry storm")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *limit)
 	defer cancel()
@@ -66,6 +68,14 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// The retry storm's size (flags).
+var stormRepeats, stormSenders int
+
+const (
+	stormUser      = "load-storm-user"
+	phantomReplica = "load-phantom-replica"
+)
 
 func run(ctx context.Context, bin string, n, conc, warmup int) error {
 	redisURL := os.Getenv("REDIS_URL")
@@ -95,7 +105,12 @@ func run(ctx context.Context, bin string, n, conc, warmup int) error {
 	for i := range users {
 		users[i] = fmt.Sprintf("load-user-%05d", i)
 	}
-	if err := holdLeases(ctx, store.NewQueue(st), users); err != nil {
+	if err := holdLeases(ctx, store.NewQueue(st), append(slices.Clone(users), stormUser)); err != nil {
+		return err
+	}
+	// The phantom's heartbeat stays current, or the server would take its
+	// conversations over as a dead replica's.
+	if err := store.NewReplicas(st).Heartbeat(ctx, phantomReplica, 10*time.Minute); err != nil {
 		return err
 	}
 
@@ -165,7 +180,15 @@ func run(ctx context.Context, bin string, n, conc, warmup int) error {
 	}
 	ok1 := report("callbacks (verify, decrypt, dedupe, enqueue, reply)", cbLat[warmup:], callbackTarget)
 	ok2 := report("refreshes (verify, decrypt, newest frame from Redis, reply)", rfLat[warmup:], refreshTarget)
-	if !ok1 || !ok2 {
+	ok3 := true
+	if stormRepeats > 0 {
+		sc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: stormSenders}}
+		s := storm{st: st, opt: opt, prefix: prefix, crypter: crypter, endpoint: endpoint, client: sc}
+		if ok3, err = s.run(ctx, stormUser, stormRepeats, stormSenders); err != nil {
+			return err
+		}
+	}
+	if !ok1 || !ok2 || !ok3 {
 		return errors.New("a p99 target was missed")
 	}
 	return nil
@@ -173,12 +196,13 @@ func run(ctx context.Context, bin string, n, conc, warmup int) error {
 
 // holdLeases makes a phantom replica hold every user's conversation lease,
 // so the server enqueues each message and never starts a turn.
-func holdLeases(ctx context.Context, st *store.Queue, convs []string) error {
-	for _, c := range convs {
+func holdLeases(ctx context.Context, st *store.Queue, users []string) error {
+	for _, u := range users {
+		c := "single:" + u // a 1:1 chat's conversation key (bot.Conversation.Key)
 		if _, _, err := st.Enqueue(ctx, c, []byte(`{}`), 5); err != nil {
 			return fmt.Errorf("prepare %s: %w", c, err)
 		}
-		tok, _, _, _, err := st.TakeTurn(ctx, c, "load-phantom-replica", 10*time.Minute)
+		tok, _, _, _, err := st.TakeTurn(ctx, c, phantomReplica, 10*time.Minute)
 		if err != nil || tok == 0 {
 			return fmt.Errorf("hold the lease of %s: token %d, %v", c, tok, err)
 		}

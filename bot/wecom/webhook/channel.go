@@ -60,6 +60,8 @@ type Channel struct {
 	// running are the streams whose turns run here, for refreshes that
 	// find no frame in Redis.
 	running runningStreams
+	// repeats answers WeCom's redeliveries of a message seen here.
+	repeats repeats
 }
 
 var (
@@ -135,11 +137,16 @@ func (b bound) Frame(ctx context.Context, streamID string, from Asker) (Frame, b
 // answered with.
 func (c *Channel) Receive(ctx context.Context, in Intake, m bot.Message) (Frame, error) {
 	m.Channel = Name
+	if f, ok := c.repeatFrame(ctx, m); ok {
+		return f, nil
+	}
 	rc, err := in.Receive(ctx, m)
 	if err != nil {
 		return Frame{}, err
 	}
 	r := rc.Reply
+	// Claimed for this stream, first time or not: a repeat of m finds it.
+	c.repeats.remember(repeatOf(m), r.To.Stream, time.Now())
 	f := Frame{StreamID: r.To.Stream, Content: r.Text, Finish: r.State == bot.ReplyFinished}
 	if !rc.Current {
 		return f, nil

@@ -101,6 +101,13 @@ func (c *Channel) Frame(ctx context.Context, streamID string, from Asker) (Frame
 // there is none. While a rolling deploy runs the release before this one
 // beside it, that release's frame of the stream counts too (newerOf).
 func (c *Channel) loadFrame(ctx context.Context, streamID string) (storedFrame, bool, error) {
+	if both, ok := c.store.(bothFramesLoader); ok {
+		state, own, user, content, ok, b, legacyOK, err := both.LoadFrameAndLegacy(ctx, streamID)
+		if err != nil {
+			return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
+		}
+		return withLegacy(storedFrame{state: frameState(state), owner: frameOwner{own, user}, content: content}, ok, b, legacyOK)
+	}
 	state, own, user, content, ok, err := c.store.LoadFrame(ctx, streamID)
 	if err != nil {
 		return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
@@ -112,6 +119,22 @@ func (c *Channel) loadFrame(ctx context.Context, streamID string) (storedFrame, 
 	b, legacyOK, err := c.store.LegacyFrame(ctx, streamID)
 	if err != nil {
 		return storedFrame{}, false, fmt.Errorf("load frame of stream %s: %w", streamID, err)
+	}
+	return withLegacy(cur, ok, b, legacyOK)
+}
+
+// bothFramesLoader is a Store that reads a stream's frame and the previous
+// release's in one round trip (store.Webhook): what a refresh and a
+// repeated callback cost.
+type bothFramesLoader interface {
+	LoadFrameAndLegacy(ctx context.Context, streamID string) (state, owner, user, content string, ok bool, legacy []byte, legacyOK bool, err error)
+}
+
+// withLegacy is the frame a stream shows given its own (cur, ok) and the
+// previous release's (b, legacyOK).
+func withLegacy(cur storedFrame, ok bool, b []byte, legacyOK bool) (storedFrame, bool, error) {
+	if ok && cur.state == frameFinished {
+		return cur, true, nil // nothing replaces a finished frame
 	}
 	if legacy, decoded := decodeLegacyFrame(b); legacyOK && decoded {
 		if !ok {
