@@ -42,9 +42,48 @@ type LimitStore interface {
 	AddTokens(ctx context.Context, user string, now time.Time, n int64) error
 }
 
-// limitsFor are the limits of m's conversation. Per-project overrides
-// (issue 25's projects.<name>.limits) plug in here.
-func (in *intake) limitsFor(Message) Limits { return in.cfg.Limits }
+// ProjectLimits is what Projects may add: a project's own limits
+// (projects.<name>.limits).
+type ProjectLimits interface {
+	Limits(project string) LimitOverrides
+}
+
+// LimitOverrides are what a project changes of Limits: each field set
+// replaces Limits' field in the project's conversations (0: no limit
+// there), nil keeps it. Usage is counted per user, wherever it was used.
+type LimitOverrides struct {
+	TurnsPerHour *int
+	TokensPerDay *int64
+}
+
+// over is base with o's overrides.
+func (o LimitOverrides) over(base Limits) Limits {
+	if o.TurnsPerHour != nil {
+		base.TurnsPerHour = *o.TurnsPerHour
+	}
+	if o.TokensPerDay != nil {
+		base.TokensPerDay = *o.TokensPerDay
+	}
+	return base
+}
+
+// limitsFor are the limits of m's conversation: its project's, where it
+// overrides them. A project choice that cannot be read keeps Config.Limits.
+func (in *intake) limitsFor(ctx context.Context, log *slog.Logger, m Message) Limits {
+	pl, ok := in.cfg.Projects.(ProjectLimits)
+	if !ok {
+		return in.cfg.Limits
+	}
+	project, err := currentProject(ctx, in.cfg.Projects, in.store, m.Conversation, m.User)
+	if err != nil {
+		log.Warn("read the conversation's project for its limits; using limits.*", "err", err)
+		return in.cfg.Limits
+	}
+	if project == "" {
+		return in.cfg.Limits
+	}
+	return pl.Limits(project).over(in.cfg.Limits)
+}
 
 // limited says whether m may not start a turn now: the card's line, and
 // the limit's name for the audit; "" when it may. A turn it may start is
@@ -52,8 +91,11 @@ func (in *intake) limitsFor(Message) Limits { return in.cfg.Limits }
 // A store that fails does not limit anyone: the limit is a quota, and a
 // Redis outage should not stop the bot.
 func (in *intake) limited(ctx context.Context, log *slog.Logger, m Message) (line, limit string, taken bool) {
-	lim := in.limitsFor(m)
-	if in.limits == nil || in.cfg.Access.IsAdmin(m.User) || (lim.TurnsPerHour <= 0 && lim.TokensPerDay <= 0) {
+	if in.limits == nil || in.cfg.Access.IsAdmin(m.User) {
+		return "", "", false
+	}
+	lim := in.limitsFor(ctx, log, m)
+	if lim.TurnsPerHour <= 0 && lim.TokensPerDay <= 0 {
 		return "", "", false
 	}
 	now := time.Now()

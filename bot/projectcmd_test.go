@@ -218,3 +218,9 @@ func (p registryProjects) Approvers(project string) []string {
 	pr, _ := p.reg.Lookup(project)
 	return pr.Settings.Approvers
 }
+
+// Limits are the project's own limits (bot.ProjectLimits).
+func (p registryProjects) Limits(project string) bot.LimitOverrides {
+	pr, _ := p.reg.Lookup(project)
+	return bot.LimitOverrides{TurnsPerHour: pr.Settings.TurnsPerUserPerHour, TokensPerDay: pr.Settings.TokensPerUserPerDay}
+}

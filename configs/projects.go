@@ -80,11 +80,22 @@ type ProjectConfig struct {
 	// GroupSessions is shared (one session for a whole group, the
 	// default) or per_user (each member of a group has their own).
 	GroupSessions string `yaml:"group_sessions"`
+	// Limits replace limits.* for the project's conversations.
+	Limits ProjectLimits `yaml:"limits"`
 }
 
 // ProjectSandbox is projects.<name>.sandbox.
 type ProjectSandbox struct {
 	Read []string `yaml:"read"`
+}
+
+// ProjectLimits is projects.<name>.limits: each key set replaces the
+// limits.* key of its name in the project's conversations (0: no limit
+// there); one left out keeps limits.*. What a user used is counted once,
+// wherever they used it: a project's limit is checked against it.
+type ProjectLimits struct {
+	TurnsPerUserPerHour *int   `yaml:"turns_per_user_per_hour"`
+	TokensPerUserPerDay *int64 `yaml:"tokens_per_user_per_day"`
 }
 
 // Key is the project's full key, projects.<name>, or one of its keys with
@@ -94,7 +105,8 @@ func (p ProjectConfig) Key(sub ...string) string {
 }
 
 // projectKeys are the keys a project may have, for unknown-key messages.
-var projectKeys = []string{"path", "git", "ref", "users", "chats", "default", "model", "effort", "approval", "approvers", "sandbox", "sandbox.read", "instructions", "group_sessions"}
+var projectKeys = []string{"path", "git", "ref", "users", "chats", "default", "model", "effort", "approval", "approvers", "sandbox", "sandbox.read", "instructions", "group_sessions",
+	"limits", "limits.turns_per_user_per_hour", "limits.tokens_per_user_per_day"}
 
 // ownedByProjects reports whether a lower-cased full key lies inside a
 // project, which decodeProjects reads and checks rather than the key list.
@@ -139,7 +151,7 @@ func decodeProjects(data []byte) (list []ProjectConfig, ps Problems, dup bool) {
 		}
 		ps = append(ps, unknownProjectKeys(p, v, "")...)
 		if err := v.Decode(&p); err != nil {
-			ps = append(ps, Problem{Key: p.Key(), Message: "cannot be read: " + rootCause(err)})
+			ps = append(ps, unreadable(p, v, err))
 			continue
 		}
 		list = append(list, p)
@@ -165,11 +177,50 @@ func unknownProjectKeys(p ProjectConfig, m *yaml.Node, prefix string) Problems {
 				msg += "; a project has " + strings.Join(projectKeys, ", ")
 			}
 			ps = append(ps, Problem{Key: p.Key(name), Message: msg})
-		case name == "sandbox" && m.Content[i+1].Kind == yaml.MappingNode:
-			ps = append(ps, unknownProjectKeys(p, m.Content[i+1], "sandbox.")...)
+		case (name == "sandbox" || name == "limits") && m.Content[i+1].Kind == yaml.MappingNode:
+			ps = append(ps, unknownProjectKeys(p, m.Content[i+1], name+".")...)
 		}
 	}
 	return ps
+}
+
+// unreadable is the problem of a project's map that failed to decode
+// with err, named by the key (one level into a section such as limits)
+// whose value has the wrong shape, a word where a number goes.
+func unreadable(p ProjectConfig, m *yaml.Node, err error) Problem {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		e := decodeOne(k, v)
+		if e == nil {
+			continue
+		}
+		if v.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				sub := &yaml.Node{Kind: yaml.MappingNode, Content: v.Content[j : j+2]}
+				if e := decodeOne(k, sub); e != nil {
+					return Problem{Key: p.Key(k.Value, v.Content[j].Value), Message: "cannot be read: " + yamlReason(e)}
+				}
+			}
+		}
+		return Problem{Key: p.Key(k.Value), Message: "cannot be read: " + yamlReason(e)}
+	}
+	return Problem{Key: p.Key(), Message: "cannot be read: " + rootCause(err)}
+}
+
+// decodeOne decodes the one key k with value v of a project's map.
+func decodeOne(k, v *yaml.Node) error {
+	var p ProjectConfig
+	return (&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{k, v}}).Decode(&p)
+}
+
+// yamlReason is the decoder's own words for err: the first of its
+// unmarshal errors ("line 3: cannot unmarshal !!str `lots` into int64").
+func yamlReason(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		return te.Errors[0]
+	}
+	return rootCause(err)
 }
 
 // mapValue is the value of key in a YAML mapping node, matched as viper
@@ -266,6 +317,12 @@ func validateProject(p ProjectConfig, add func(key, format string, args ...any))
 	}
 	if p.GroupSessions != "" && p.GroupSessions != GroupSessionsShared && p.GroupSessions != GroupSessionsPerUser {
 		add(p.Key("group_sessions"), "must be %s or %s, not %q", GroupSessionsShared, GroupSessionsPerUser, p.GroupSessions)
+	}
+	if n := p.Limits.TurnsPerUserPerHour; n != nil && *n < 0 {
+		add(p.Key("limits", "turns_per_user_per_hour"), "must be 0 (no limit in this project) or a positive number of turns, not %d; leave it out to keep limits.turns_per_user_per_hour", *n)
+	}
+	if n := p.Limits.TokensPerUserPerDay; n != nil && *n < 0 {
+		add(p.Key("limits", "tokens_per_user_per_day"), "must be 0 (no limit in this project) or a positive number of tokens, not %d; leave it out to keep limits.tokens_per_user_per_day", *n)
 	}
 }
 

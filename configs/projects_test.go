@@ -17,6 +17,8 @@ projects:
     ref: main
     chats: [wrkChat1]
     group_sessions: per_user
+    limits:
+      turns_per_user_per_hour: 0
   api:
     path: /
     users: [alice, bob]
@@ -29,14 +31,19 @@ projects:
       read: [/opt/go]
     instructions: |
       Run make test.
+    limits:
+      tokens_per_user_per_day: 50000
 `))
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("Check: %v, warnings %v", err, warns)
 	}
+	noTurnLimit, tokens := 0, int64(50000)
 	want := []ProjectConfig{
-		{Name: "web", Line: 4, Git: "/srv/git/web.git", Ref: "main", Chats: []string{"wrkChat1"}, GroupSessions: GroupSessionsPerUser},
-		{Name: "api", Line: 9, Path: "/", Users: []string{"alice", "bob"}, Default: true, Model: "gpt-5", Effort: "high",
-			Approval: ApprovalAllow, Approvers: []string{"carol"}, Sandbox: ProjectSandbox{Read: []string{"/opt/go"}}, Instructions: "Run make test.\n"},
+		{Name: "web", Line: 4, Git: "/srv/git/web.git", Ref: "main", Chats: []string{"wrkChat1"}, GroupSessions: GroupSessionsPerUser,
+			Limits: ProjectLimits{TurnsPerUserPerHour: &noTurnLimit}},
+		{Name: "api", Line: 11, Path: "/", Users: []string{"alice", "bob"}, Default: true, Model: "gpt-5", Effort: "high",
+			Approval: ApprovalAllow, Approvers: []string{"carol"}, Sandbox: ProjectSandbox{Read: []string{"/opt/go"}}, Instructions: "Run make test.\n",
+			Limits: ProjectLimits{TokensPerUserPerDay: &tokens}},
 	}
 	if !reflect.DeepEqual(cfg.Projects.List, want) {
 		t.Errorf("projects:\n got %+v\nwant %+v", cfg.Projects.List, want)
@@ -70,6 +77,11 @@ func TestProjectProblemsNameTheirKey(t *testing.T) {
 		{"projects:\n  api: {path: /, users: ['']}", "projects.api.users[0]: is empty; remove it or give a WeCom userid"},
 		{"projects:\n  api: {path: /, chat: [x]}", "projects.api.chat: unknown key of a project; did you mean chats?"},
 		{"projects:\n  api: {path: /, sandbox: {reed: [/x]}}", "projects.api.sandbox.reed: unknown key of a project; did you mean sandbox.read?"},
+		{"projects:\n  api: {path: /, limits: {turns_per_user_per_hour: -1}}", "projects.api.limits.turns_per_user_per_hour: must be 0 (no limit in this project) or a positive number of turns, not -1; leave it out to keep limits.turns_per_user_per_hour"},
+		{"projects:\n  api: {path: /, limits: {tokens_per_user_per_day: -5}}", "projects.api.limits.tokens_per_user_per_day: must be 0 (no limit in this project) or a positive number of tokens, not -5; leave it out to keep limits.tokens_per_user_per_day"},
+		{"projects:\n  api: {path: /, limits: {turns_per_user_per_day: 3}}", "projects.api.limits.turns_per_user_per_day: unknown key of a project; a project has path, git, ref, users, chats, default, model, effort, approval, approvers, sandbox, sandbox.read, instructions, group_sessions, limits, limits.turns_per_user_per_hour, limits.tokens_per_user_per_day"},
+		{"projects:\n  api: {path: /, limits: {tokens_per_user_per_day: lots}}", "projects.api.limits.tokens_per_user_per_day: cannot be read: line 2: cannot unmarshal !!str `lots` into int64"},
+		{"projects:\n  api: {path: /, users: alice}", "projects.api.users: cannot be read: line 2: cannot unmarshal !!str `alice` into []string"},
 		{"projects:\n  api: /srv/api", "projects.api: must be a map of the project's keys (path or git, users, chats, ...)"},
 		{"projects:\n  .hidden: {path: /}", "projects..hidden: is not a valid project name: use letters, digits, '.', '-' and '_', not starting with '.' or '-' (at most 64)"},
 		{"projects:\n  idle_cleanup: 0s", "projects.idle_cleanup: must be a positive duration like 720h (30 days), not 0s"},

@@ -52,6 +52,11 @@ type Settings struct {
 	Approvers    []string // access.approvers
 	SandboxRead  []string // agent.sandbox.read, replaced
 	Instructions string   // developer instructions for every thread
+	// TurnsPerUserPerHour and TokensPerUserPerDay replace limits.* for
+	// the project's conversations when set (nil keeps limits.*; 0 is no
+	// limit there).
+	TurnsPerUserPerHour *int
+	TokensPerUserPerDay *int64
 }
 
 // names reports whether the project names chat (a group chat id, "" for

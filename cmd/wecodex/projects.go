@@ -53,6 +53,7 @@ func projectOf(p configs.ProjectConfig) projects.Project {
 		Settings: projects.Settings{
 			Model: p.Model, Effort: p.Effort, Approval: p.Approval, Approvers: p.Approvers,
 			SandboxRead: p.Sandbox.Read, Instructions: p.Instructions,
+			TurnsPerUserPerHour: p.Limits.TurnsPerUserPerHour, TokensPerUserPerDay: p.Limits.TokensPerUserPerDay,
 		},
 	}
 }
@@ -63,6 +64,7 @@ type engineProjects struct{ reg *projects.Registry }
 var (
 	_ bot.Projects         = engineProjects{}
 	_ bot.ProjectApprovals = engineProjects{}
+	_ bot.ProjectLimits    = engineProjects{}
 )
 
 func (e engineProjects) Resolve(chat, user string) (string, bool) {
@@ -80,6 +82,12 @@ func (e engineProjects) Approval(project string) string {
 func (e engineProjects) Approvers(project string) []string {
 	p, _ := e.reg.Lookup(project)
 	return p.Settings.Approvers
+}
+
+// Limits is projects.<name>.limits (bot.ProjectLimits).
+func (e engineProjects) Limits(project string) bot.LimitOverrides {
+	p, _ := e.reg.Lookup(project)
+	return bot.LimitOverrides{TurnsPerHour: p.Settings.TurnsPerUserPerHour, TokensPerDay: p.Settings.TokensPerUserPerDay}
 }
 
 func (e engineProjects) Workspace(ctx context.Context, project, conversation string) (string, error) {
