@@ -35,7 +35,7 @@ export WECODEX_TEST_CHROMIUM := $(CHROMIUM)
 export WECODEX_TEST_AIBOT_SDK := $(AIBOT_SDK_DIR)
 export WECODEX_TEST_ACPX_BIN := $(ACPX_BIN)
 
-.PHONY: all build codex login run demo test test-redis bench bench-bridge bench-scale bench-faults load lint tools clean image
+.PHONY: all build codex login run demo test test-redis bench bench-bridge bench-scale bench-scale-bridge bench-faults load load-cluster lint tools clean image
 
 all: build
 
@@ -123,9 +123,17 @@ bench: tools
 bench-bridge: build tools
 	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 20000 -runs 5
 
+# What users feel at load, through the real channels: N = 1, 4, 8, 16
+# conversations at once on one `wecodex serve` replica (real Codex on the
+# scripted model, real Redis), callback to first progress and to the finished
+# card, p50/p99, over the webhook (the simulator's refresh pulls) and the long
+# connection (pushed frames), with the load average (README, "Performance").
+bench-scale: build tools
+	scripts/with-redis.sh go run ./internal/benchscale -wecodex $(BIN)/wecodex -codex $(CODEX_BIN) -n 1,4,8,16 -deltas 2000
+
 # One bridge process serving N = 1, 4, 8, 16 conversations at once, beside both
 # peers: first answer and finish p50/p99, whole-tree CPU and RSS per conversation.
-bench-scale: build tools
+bench-scale-bridge: build tools
 	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 2000 -runs 1 -scale 1,4,8,16 -scale-deltas 2000
 
 # 8 conversations on one app-server, SIGSTOPped once and SIGKILLed once
