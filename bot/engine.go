@@ -27,6 +27,9 @@ type Config struct {
 	Projects Projects
 	// Models is what /model offers.
 	Models ModelConfig
+	// Threads is the agent's record of its sessions, for /sessions, /fork
+	// and /name; nil when the agent keeps none (see Threads).
+	Threads Threads
 	// TurnTimeout is agent.turn_timeout: a turn running longer is cancelled
 	// and its card says it failed.
 	TurnTimeout time.Duration
@@ -168,9 +171,9 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	log := cfg.Logger.With("replica", cfg.Replica)
 	ap := newApprovals(cfg, st.Approvals, log)
 	runner := newTurnRunner(cfg, turnParts{st.Attachments, st.Conversations}, agent, cs, ap, log)
-	runner.limits = st.Limits
+	runner.limits, runner.threads = st.Limits, st.Threads
 	sched := newScheduler(cfg, schedulerParts{st.Queue, st.Replicas}, runner, cs, log)
-	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, limits: st.Limits, log: log}
+	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, limits: st.Limits, threads: st.Threads, log: log}
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
 

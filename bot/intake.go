@@ -22,7 +22,10 @@ type intake struct {
 	approvals *approvals
 	// limits counts turns and tokens for Config.Limits; nil limits no one.
 	limits LimitStore
-	log    *slog.Logger
+	// threads lists the conversation's sessions (/sessions, /resume,
+	// /fork, /name); nil: those say they are not available.
+	threads ThreadStore
+	log     *slog.Logger
 }
 
 // Receipt is what intake did with a message.

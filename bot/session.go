@@ -41,6 +41,7 @@ func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id a
 	if recorded != "" {
 		sid := acp.SessionId(recorded)
 		if r.knows(sid) {
+			r.useThread(ctx, q, sid)
 			return sid, cwd, "", nil
 		}
 		// Another process made it (an earlier run of this one, or a replica
@@ -50,6 +51,7 @@ func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id a
 		lerr := r.agent.LoadSession(ctx, sid, cwd, discard{})
 		if lerr == nil {
 			r.remember(sid)
+			r.useThread(ctx, q, sid)
 			return sid, cwd, "", nil
 		}
 		if ctx.Err() != nil {
@@ -81,6 +83,7 @@ func (r *turnRunner) newSession(ctx context.Context, q queued, cwd string, recor
 	if err := r.store.SaveConversation(ctx, q.Conversation, string(sid), cwd); err != nil {
 		return "", "", "", &stepError{stepStartSession, fmt.Errorf("record session of %s: %w", q.Conversation, err)}
 	}
+	r.recordThread(ctx, q, sid, cwd) // threads.go
 	return sid, cwd, "", nil
 }
 

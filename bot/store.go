@@ -23,6 +23,9 @@ type Store struct {
 	Approvals ApprovalStore
 	// Limits may be nil: nobody is then limited.
 	Limits LimitStore
+	// Threads may be nil: no session is then recorded, and /sessions,
+	// /resume and /fork say they are not available.
+	Threads ThreadStore
 }
 
 // check reports the first required part that is missing.
@@ -70,6 +73,7 @@ type IntakeStore interface {
 	ReleaseLease(ctx context.Context, conv string, token int64) (released bool, err error)
 	RequestStop(ctx context.Context, conv string) (running bool, err error)
 	Conversation(ctx context.Context, conv string) (sessionID, cwd string, err error)
+	SaveConversation(ctx context.Context, conv, sessionID, cwd string) error
 	ForgetSession(ctx context.Context, conv string) error
 	ReserveBacklog(ctx context.Context, user, message string, max int) (reserved, added bool, err error)
 	ReleaseBacklog(ctx context.Context, user, message string) error

@@ -45,7 +45,10 @@ type turnRunner struct {
 	// limits counts each turn's tokens for limits.tokens_per_user_per_day;
 	// nil counts nothing.
 	limits LimitStore
-	log    *slog.Logger
+	// threads records the sessions each conversation uses, for
+	// /sessions; nil records nothing.
+	threads ThreadStore
+	log     *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[acp.SessionId]struct{} // sessions this process created or loaded

@@ -3,25 +3,13 @@ package codex
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
-)
 
-// ThreadInfo is what Codex knows of one of its threads (thread/list).
-type ThreadInfo struct {
-	ID string
-	// Name is the title thread/name/set gave it, "" for none.
-	Name string
-	// Preview is Codex's summary line, usually the first user message.
-	Preview string
-	// Cwd is the directory the thread works in.
-	Cwd string
-	// ForkedFrom is the thread it was forked from, "" for none.
-	ForkedFrom string
-	// Created and Updated are when it was made and last changed.
-	Created, Updated time.Time
-}
+	"github.com/wecodex/wecodex/acpbridge"
+)
 
 // maxListedThreads is thread/list's limit on includedThreadIds (Codex
 // rejects a longer list rather than cutting it).
@@ -39,13 +27,11 @@ type threadListParams struct {
 
 type threadListResponse struct {
 	Data []struct {
-		ID           string  `json:"id"`
-		Name         *string `json:"name"`
-		Preview      string  `json:"preview"`
-		Cwd          string  `json:"cwd"`
-		ForkedFromID *string `json:"forkedFromId"`
-		CreatedAt    int64   `json:"createdAt"`
-		UpdatedAt    int64   `json:"updatedAt"`
+		ID        string  `json:"id"`
+		Name      *string `json:"name"`
+		Preview   string  `json:"preview"`
+		Cwd       string  `json:"cwd"`
+		UpdatedAt int64   `json:"updatedAt"`
 	} `json:"data"`
 }
 
@@ -54,10 +40,10 @@ type threadListResponse struct {
 // of one.
 var listedSources = []string{"appServer", "cli", "vscode", "exec"}
 
-// Threads returns what Codex knows of the threads ids (at most
-// maxListedThreads of them), in no particular order; a thread Codex does
-// not know is left out.
-func (a *Agent) Threads(ctx context.Context, ids []string) ([]ThreadInfo, error) {
+// ThreadInfo returns what Codex knows of the threads ids (at most
+// maxListedThreads of them), by id; a thread Codex does not know is left
+// out, and no other is ever reported.
+func (a *Agent) ThreadInfo(ctx context.Context, ids []string) (map[string]acpbridge.ThreadInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -72,10 +58,11 @@ func (a *Agent) Threads(ctx context.Context, ids []string) ([]ThreadInfo, error)
 	if err := c.call(ctx, "thread/list", threadListParams{IncludedThreadIDs: ids, Limit: len(ids), SourceKinds: listedSources}, &r); err != nil {
 		return nil, fmt.Errorf("codex thread/list: %w", err)
 	}
-	out := make([]ThreadInfo, 0, len(r.Data))
+	out := make(map[string]acpbridge.ThreadInfo, len(r.Data))
 	for _, t := range r.Data {
-		out = append(out, ThreadInfo{ID: t.ID, Name: deref(t.Name), Preview: t.Preview, Cwd: t.Cwd,
-			ForkedFrom: deref(t.ForkedFromID), Created: time.Unix(t.CreatedAt, 0), Updated: time.Unix(t.UpdatedAt, 0)})
+		if slices.Contains(ids, t.ID) {
+			out[t.ID] = acpbridge.ThreadInfo{Name: deref(t.Name), Preview: t.Preview, Cwd: t.Cwd, Updated: time.Unix(t.UpdatedAt, 0)}
+		}
 	}
 	return out, nil
 }

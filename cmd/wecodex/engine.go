@@ -78,6 +78,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	ecfg.Schedules = scheduleBook(cfg, db) // schedules.go
 	ecfg.Auditor, ecfg.Limits = auditor(aud), engineLimits(cfg)
 	ecfg.Models = botModels(cfg, agent) // models.go
+	ecfg.Threads = botThreads(agent)    // threads.go
 	e, err := bot.New(ecfg, engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()
@@ -118,6 +119,7 @@ func engineStore(db *store.DB) bot.Store {
 		Attachments:   store.NewAttachments(db),
 		Approvals:     store.NewApprovals(db),
 		Limits:        store.NewLimits(db),
+		Threads:       store.NewThreads(db),
 	}
 }
 

@@ -23,6 +23,7 @@ type Stores struct {
 	*store.LongConn
 	*store.App
 	*store.Phases
+	*store.Threads
 }
 
 // OpenStores is OpenStore's DB with every purpose's type on it.
@@ -33,7 +34,8 @@ func StoresOf(db *store.DB) *Stores {
 	return &Stores{DB: db, Queue: store.NewQueue(db), Dedupe: store.NewDedupe(db),
 		Conversations: store.NewConversations(db), Attachments: store.NewAttachments(db),
 		Replicas: store.NewReplicas(db), Approvals: store.NewApprovals(db), Webhook: store.NewWebhook(db),
-		LongConn: store.NewLongConn(db), App: store.NewApp(db), Phases: store.NewPhases(db)}
+		LongConn: store.NewLongConn(db), App: store.NewApp(db), Phases: store.NewPhases(db),
+		Threads: store.NewThreads(db)}
 }
 
 // EngineParts is every part of bot.Store in one value (a Stores, or a test's
@@ -47,7 +49,12 @@ type EngineParts interface {
 	bot.ApprovalStore
 }
 
-// EngineStore is the engine's store with every part served by p.
+// EngineStore is the engine's store with every part served by p, and the
+// sessions /sessions lists when p keeps them too.
 func EngineStore(p EngineParts) bot.Store {
-	return bot.Store{Dedupe: p, Queue: p, Replicas: p, Conversations: p, Attachments: p, Approvals: p}
+	s := bot.Store{Dedupe: p, Queue: p, Replicas: p, Conversations: p, Attachments: p, Approvals: p}
+	if ts, ok := p.(bot.ThreadStore); ok {
+		s.Threads = ts
+	}
+	return s
 }
