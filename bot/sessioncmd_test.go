@@ -241,3 +241,33 @@ func TestSessionsAreTheConversationsOwn(t *testing.T) {
 		t.Fatalf("bob's conversation is on alice's session %s", secret)
 	}
 }
+
+// A session is continued only where it worked: after /project web, a
+// session of api is refused, naming the switch back; once switched, it
+// is resumed, and /sessions names each session's project.
+func TestResumeStaysInItsProject(t *testing.T) {
+	r := newProjectRig(t, sm.ByPrompt(map[string][]sm.Response{
+		"in api": answer("api answer"), "in web": answer("web answer"), "api again": answer("api second"),
+	}))
+	dm := chattest.DM("alice")
+	r.turn(t, "m1", dm, "alice", "in api")
+	r.say(t, "p1", dm, "alice", "/project web")
+	r.turn(t, "m2", dm, "alice", "in web")
+	for i, c := range []struct{ say, want string }{
+		{"/resume 2", "Session 2 works in project `api`, not where this conversation works now: switch with `/project api` first, then `/resume 2`."},
+		{"/fork 2", "This agent cannot fork sessions."}, // this rig's engine has no Config.Threads
+		{"/project api", "OK — this conversation now works in `api`. The next message starts a fresh session there."},
+		{"/resume 2", "OK — this conversation is on session 2, “in api”, again: the next message continues it."},
+	} {
+		if got := r.say(t, fmt.Sprint("c", i), dm, "alice", c.say); got != c.want {
+			t.Errorf("%s = %q, want %q", c.say, got, c.want)
+		}
+	}
+	if got, want := r.say(t, "s1", dm, "alice", "/sessions"), sessionsWant(t, r.st, dm, 1, map[int]string{1: " · `api`", 2: " · `web`"}, "in api", "in web"); got != want {
+		t.Fatalf("/sessions:\n%s\nwant\n%s", got, want)
+	}
+	r.turn(t, "m3", dm, "alice", "api again")
+	if body := requestFor(t, r.h, "api again"); !strings.Contains(body, "in api") || strings.Contains(body, "in web") {
+		t.Fatalf("the resumed api session's request:\n%s", body)
+	}
+}
