@@ -8,6 +8,8 @@ type Model struct {
 	Name string
 	// Efforts are the reasoning efforts it supports (Prompt.Effort).
 	Efforts []string
+	// DefaultEffort is the effort it runs with when none is chosen.
+	DefaultEffort string
 	// Default is the agent's default model.
 	Default bool
 }

@@ -2,36 +2,12 @@ package codex
 
 import (
 	"errors"
-	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/internal/scriptedmodel"
 )
-
-var sandboxModeRE = regexp.MustCompile("`sandbox_mode` is `([a-z-]+)`")
-
-// permissions is what the request's last permissions instructions say (Codex
-// adds new ones to the history when a turn changes them): the sandbox mode,
-// and whether the approval policy is never.
-func permissions(r scriptedmodel.Request) string {
-	last := ""
-	for _, d := range r.Developer {
-		if sandboxModeRE.MatchString(d) {
-			last = d
-		}
-	}
-	m := sandboxModeRE.FindStringSubmatch(last)
-	if m == nil {
-		return "no sandbox instructions"
-	}
-	if strings.Contains(last, "Approval policy is currently never") {
-		return m[1] + ", approval never"
-	}
-	return m[1]
-}
 
 // Each mode reaches Codex as its sandbox and approval policy, turn by turn,
 // going back as well as forward; a turn with no mode keeps the last one.
@@ -54,7 +30,7 @@ func TestPromptModeReachesCodex(t *testing.T) {
 	}
 	var got []string
 	for _, r := range h.Server.ModelRequests() {
-		got = append(got, permissions(r))
+		got = append(got, r.Permissions())
 	}
 	want := []string{"read-only", "danger-full-access, approval never", "workspace-write", "workspace-write"}
 	if !slices.Equal(got, want) {

@@ -20,6 +20,7 @@ type modelListResponse struct {
 		Model                     string `json:"model"`
 		DisplayName               string `json:"displayName"`
 		IsDefault                 bool   `json:"isDefault"`
+		DefaultReasoningEffort    string `json:"defaultReasoningEffort"`
 		SupportedReasoningEfforts []struct {
 			ReasoningEffort string `json:"reasoningEffort"`
 		} `json:"supportedReasoningEfforts"`
@@ -49,7 +50,7 @@ func (a *Agent) Models(ctx context.Context) ([]Model, error) {
 			if id == "" {
 				id = m.ID
 			}
-			mod := Model{ID: id, Name: m.DisplayName, Default: m.IsDefault}
+			mod := Model{ID: id, Name: m.DisplayName, Default: m.IsDefault, DefaultEffort: m.DefaultReasoningEffort}
 			for _, e := range m.SupportedReasoningEfforts {
 				mod.Efforts = append(mod.Efforts, e.ReasoningEffort)
 			}

@@ -67,7 +67,8 @@ func ExampleServeACP() {
 	inW.Close()
 	// Output:
 	// initialize -> {"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{},"promptCapabilities":{"image":true},"sessionCapabilities":{}},"agentInfo":{"name":"wecodex","version":"example"},"authMethods":[],"protocolVersion":1}
-	// session/new -> {"sessionId":"echo-1"}
+	// session/new -> {"configOptions":[{"category":"mode","currentValue":"workspace","id":"mode","name":"Mode","options":[{"description":"Read files; change nothing.","name":"read-only","value":"read-only"},{"description":"Edit the workspace; ask before anything beyond it.","name":"workspace","value":"workspace"},{"description":"No sandbox and no approvals.","name":"full","value":"full"}],"type":"select"}],"modes":{"availableModes":[{"description":"Read files; change nothing.","id":"read-only","name":"read-only"},{"description":"Edit the workspace; ask before anything beyond it.","id":"workspace","name":"workspace"},{"description":"No sandbox and no approvals.","id":"full","name":"full"}],"currentModeId":"workspace"},"sessionId":"echo-1"}
+	// session/update: available_commands_update ""
 	// session/update: agent_thought_chunk "Reading the question."
 	// session/update: agent_message_chunk "answer to: why?"
 	// session/prompt -> {"stopReason":"end_turn"}

@@ -208,7 +208,9 @@ func TestServeACPWire(t *testing.T) {
 		t.Fatalf("prompt = %v, %v", resp, err)
 	}
 	<-agent.returned
+	// The session's commands come first, before its first prompt's updates.
 	want := []string{
+		`{"sessionId":"s1","update":{"availableCommands":[{"description":"Show or switch the session's mode: read-only, workspace or full.","input":{"hint":"read-only | workspace | full"},"name":"mode"},{"description":"Show the models or switch the session's.","input":{"hint":"model id"},"name":"model"},{"description":"Switch the session's reasoning effort.","input":{"hint":"low | medium | high"},"name":"effort"},{"description":"Show the session's mode, model and reasoning effort.","name":"status"}],"sessionUpdate":"available_commands_update"}}`,
 		`{"sessionId":"s1","update":{"content":{"text":"Looking at the repo, and ask","type":"text"},"messageId":"m2","sessionUpdate":"agent_thought_chunk"}}`,
 		`{"sessionId":"s1","update":{"_meta":{"wecodex":{"notice":"warning"}},"content":{"text":"model metadata missing","type":"text"},"sessionUpdate":"agent_thought_chunk"}}`,
 		`request_permission rm -rf build`,
@@ -259,7 +261,8 @@ func TestServeACPWire(t *testing.T) {
 	wantReplay := []string{
 		`{"sessionId":"s1","update":{"content":{"text":"earlier commentary","type":"text"},"messageId":"m0","sessionUpdate":"agent_thought_chunk"}}`,
 		`{"sessionId":"s1","update":{"content":{"text":"earlier answer","type":"text"},"messageId":"m1","sessionUpdate":"agent_message_chunk"}}`,
-		`response {}`,
+		// An agent that lists no models offers the mode alone.
+		`response {"configOptions":[{"category":"mode","currentValue":"workspace","id":"mode","name":"Mode","options":[{"description":"Read files; change nothing.","name":"read-only","value":"read-only"},{"description":"Edit the workspace; ask before anything beyond it.","name":"workspace","value":"workspace"},{"description":"No sandbox and no approvals.","name":"full","value":"full"}],"type":"select"}],"modes":{"availableModes":[{"description":"Read files; change nothing.","id":"read-only","name":"read-only"},{"description":"Edit the workspace; ask before anything beyond it.","id":"workspace","name":"workspace"},{"description":"No sandbox and no approvals.","id":"full","name":"full"}],"currentModeId":"workspace"}}`,
 	}
 	if got := tap.take(); !slices.Equal(got, wantReplay) {
 		t.Errorf("replay\n got %q\nwant %q", got, wantReplay)

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,10 @@ import (
 type Options struct {
 	// Version is announced as agentInfo.version.
 	Version string
+	// Mode is the mode a session starts in, as the agent is configured
+	// (acpbridge.DefaultMode when empty). It is sent with a turn only once
+	// the client switched it.
+	Mode acpbridge.Mode
 }
 
 // ServeACP serves agent as an ACP agent over in/out (newline-delimited JSON-RPC,
@@ -44,7 +49,11 @@ func ServeACP(ctx context.Context, agent acpbridge.Agent, in io.Reader, out io.W
 	serveCtx, stopTurns := context.WithCancel(ctx)
 	defer stopTurns()
 	w := &lockedWriter{w: out}
-	s := &server{agent: agent, log: log, version: opts.Version, ctx: serveCtx, w: w, queues: map[acp.SessionId]*outbox{}, cwds: map[acp.SessionId]string{}}
+	s := &server{
+		agent: agent, log: log, version: opts.Version, mode: cmp.Or(opts.Mode, acpbridge.DefaultMode),
+		ctx: serveCtx, w: w,
+		queues: map[acp.SessionId]*outbox{}, cwds: map[acp.SessionId]string{}, configs: map[acp.SessionId]*sessionConfig{},
+	}
 	conn := acp.NewAgentSideConnection(s, w, in)
 	conn.SetLogger(log)
 	s.conn = conn
@@ -81,16 +90,20 @@ type server struct {
 	agent   acpbridge.Agent
 	log     *slog.Logger
 	version string
+	mode    acpbridge.Mode  // a session's first
 	ctx     context.Context // ServeACP's: outlives any single request
 	conn    *acp.AgentSideConnection
 	w       *lockedWriter // the client's stream, shared by conn and the outboxes
 
-	mu       sync.Mutex
-	queues   map[acp.SessionId]*outbox
-	cwds     map[acp.SessionId]string // each session's workspace, for the pictures its prompts bring
-	closed   bool
-	inflight int           // requests being handled
-	idle     chan struct{} // closed when inflight drops to 0 while waited on
+	mu      sync.Mutex
+	queues  map[acp.SessionId]*outbox
+	cwds    map[acp.SessionId]string // each session's workspace, for the pictures its prompts bring
+	configs map[acp.SessionId]*sessionConfig
+	// announced are the sessions whose commands went out (commands.go).
+	announced map[acp.SessionId]bool
+	closed    bool
+	inflight  int           // requests being handled
+	idle      chan struct{} // closed when inflight drops to 0 while waited on
 }
 
 // begin counts a request in; the returned func counts it out.
@@ -136,7 +149,8 @@ func (s *server) Initialize(_ context.Context, req acp.InitializeRequest) (acp.I
 			LoadSession: true,
 			// Pictures are saved in the session's workspace and passed on
 			// (Codex: localImage input).
-			PromptCapabilities: acp.PromptCapabilities{Image: true},
+			PromptCapabilities:  acp.PromptCapabilities{Image: true},
+			SessionCapabilities: s.sessionCapabilities(),
 		},
 		AuthMethods: []acp.AuthMethod{},
 	}, nil
@@ -154,7 +168,8 @@ func (s *server) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp
 	}
 	s.setCwd(id, req.Cwd)
 	s.log.Info("session started", "session", id)
-	return acp.NewSessionResponse{SessionId: id}, nil
+	c := s.startConfig(ctx, id)
+	return acp.NewSessionResponse{SessionId: id, Modes: c.modeState(), Models: c.modelState(), ConfigOptions: c.options()}, nil
 }
 
 func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -172,7 +187,8 @@ func (s *server) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (a
 	}
 	s.setCwd(req.SessionId, req.Cwd)
 	s.log.Info("session loaded", "session", req.SessionId)
-	return acp.LoadSessionResponse{}, nil
+	c := s.startConfig(ctx, req.SessionId)
+	return acp.LoadSessionResponse{Modes: c.modeState(), Models: c.modelState(), ConfigOptions: c.options()}, nil
 }
 
 func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptResponse, error) {
@@ -191,10 +207,15 @@ func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptR
 		}
 	})
 	defer stop()
+	s.announceCommands(req.SessionId, q)
+	if cmd, ok := parseCommand(req.Prompt); ok {
+		return s.runCommand(ctx, req.SessionId, cmd, q)
+	}
 	p, err := prompt(req.Prompt, s.cwdOf(req.SessionId))
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	s.withConfig(req.SessionId, func(c *sessionConfig) { c.apply(&p) })
 	reason, err := s.agent.Prompt(s.ctx, req.SessionId, p, s.sink(q))
 	if ferr := q.flush(s.ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("send turn updates: %w", ferr)
@@ -213,24 +234,12 @@ func (s *server) Cancel(ctx context.Context, n acp.CancelNotification) error {
 	return nil
 }
 
-func (s *server) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
-}
-
-func (s *server) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
-}
-
 func (s *server) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
 	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
 }
 
 func (s *server) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
-}
-
-func (s *server) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 }
 
 func (s *server) setCwd(id acp.SessionId, cwd string) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	acpserve "github.com/wecodex/wecodex/acpbridge/serve"
 	"github.com/wecodex/wecodex/configs"
@@ -39,5 +40,17 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 		IdleUnload:      c.IdleUnload,
 	})
 	defer agent.Close()
-	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: version})
+	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: version, Mode: sandboxMode(c.Sandbox)})
+}
+
+// sandboxMode is the session mode agent.codex.sandbox amounts to, the mode
+// an editor's session starts in.
+func sandboxMode(sandbox string) acpbridge.Mode {
+	switch sandbox {
+	case "read-only":
+		return acpbridge.ModeReadOnly
+	case "danger-full-access":
+		return acpbridge.ModeFull
+	}
+	return acpbridge.DefaultMode
 }
