@@ -148,6 +148,14 @@ bench-faults: tools
 load: build
 	scripts/with-redis.sh go run ./scripts/loadwebhook -bin bin/wecodex
 
+# Scale-out with faults: 3 `wecodex serve` replicas on the Redis Cluster
+# scripts/with-redis-topologies.sh starts, scripted model, 60 conversations × 3
+# messages over the webhook (10% delivered twice), one replica drained and
+# another SIGKILLed mid-run: answered exactly once, lost, duplicated, order,
+# p50/p99 first progress and finish, turns per second (README, "Performance").
+load-cluster: build tools
+	scripts/with-redis-topologies.sh go run ./internal/loadcluster -wecodex $(BIN)/wecodex -codex $(CODEX_BIN)
+
 # The container image (Dockerfile): docker or podman, whichever has an
 # engine to talk to. A docker client without a daemon is not enough.
 IMAGE ?= wecodex:latest
