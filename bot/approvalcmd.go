@@ -17,6 +17,7 @@ func (a *approvals) command(ctx context.Context, m Message, cmd string) (string,
 		return textApprovalUsage, nil
 	}
 	r, err := a.decide(ctx, m.Conversation.Key(), m.User, id, v)
+	a.auditNotYours(ctx, messageEvent(AuditRefused, m), r, v)
 	return r.Text, err
 }
 
@@ -164,4 +165,14 @@ func (a *approvals) notWaiting(ctx context.Context, conv string, id int64, waiti
 		return Decided{Outcome: NothingDecided, ID: id, Text: textNothingWaiting}, nil
 	}
 	return Decided{Outcome: NothingDecided, ID: id, Text: textNotWaiting(id, waiting)}, nil
+}
+
+// auditNotYours records, on e (who asked, where), a decision refused
+// because its sender may not decide that request.
+func (a *approvals) auditNotYours(ctx context.Context, e AuditEvent, r Decided, v Verdict) {
+	if r.Outcome != NotYours {
+		return
+	}
+	e.Kind, e.Reason, e.Approval, e.Detail = AuditRefused, RefusedNotApprover, r.ID, string(v)
+	a.cfg.Auditor.Audit(ctx, e)
 }

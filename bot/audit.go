@@ -31,6 +31,15 @@ const (
 	RefusedAccess    = "access"     // not on the access lists
 	RefusedExternal  = "external"   // another company's contact
 	RefusedQueueFull = "queue_full" // the conversation's queue is full
+	// RefusedBacklogFull: the sender has access.max_queued_per_user
+	// messages waiting already.
+	RefusedBacklogFull = "backlog_full"
+	// RefusedProject: /project named a project not open to the
+	// conversation (Detail: which).
+	RefusedProject = "project"
+	// RefusedNotApprover: /approve or /deny (or a card's button) by
+	// someone who may not decide that request (Approval: which).
+	RefusedNotApprover = "not_approver"
 )
 
 // AuditEvent is one thing the engine did that an auditor records. The

@@ -85,8 +85,9 @@ const (
 	commandSecret = "hunter2hunter2"
 )
 
-// A full turn with an approval, alice asking in a room on replica a and
-// carol (an admin, the approver) deciding from her own chat on replica b,
+// A full turn with an approval, alice asking in a room on replica a, bob
+// (no approver) refused when he tries to approve it, and carol (an admin,
+// the approver) deciding from her own chat on replica b,
 // writes exactly these records, in order, numbered per conversation, each
 // with the right people and replica; and no secret reaches any record,
 // neither the configured one alice typed nor the one in the command's
@@ -109,6 +110,9 @@ func TestAuditTrailOfATurnWithAnApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForRecord(t, st, "approval_asked")
+	if _, err := b.e.Receive(ctx, chattest.Message("m1b", room, "bob", "/approve 1")); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := b.e.Receive(ctx, chattest.Message("m2", dm, "carol", "/approve 1")); err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +134,12 @@ func TestAuditTrailOfATurnWithAnApproval(t *testing.T) {
 		`{"kind":"message","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","seq":1,"msgid":"m1","length":34,"text":"write the file with REDACTED"}`,
 		`{"kind":"turn_started","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":2}`,
 		`{"kind":"approval_asked","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":3,"approval":1,"what":"WHAT"}`,
+		`{"kind":"message","user":"bob","conversation":"room:team","channel":"chattest","replica":"replica-b","seq":4,"msgid":"m1b","length":10,"text":"/approve 1"}`,
+		`{"kind":"refused","user":"bob","conversation":"room:team","channel":"chattest","replica":"replica-b","seq":5,"msgid":"m1b","approval":1,"reason":"not_approver","detail":"approve"}`,
 		`{"kind":"message","user":"carol","conversation":"dm:carol","channel":"chattest","replica":"replica-b","seq":1,"msgid":"m2","length":10,"text":"/approve 1"}`,
-		`{"kind":"approval_decided","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":4,"approval":1,"verdict":"approve","by":"carol"}`,
-		`{"kind":"command","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":5,"command":"COMMAND","exit_code":0}`,
-		`{"kind":"turn_ended","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":6,"outcome":"finished","duration_ms":0,"tokens":{"input":2300,"cached_input":1000,"output":120,"reasoning":0,"total":2420}}`,
+		`{"kind":"approval_decided","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":6,"approval":1,"verdict":"approve","by":"carol"}`,
+		`{"kind":"command","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":7,"command":"COMMAND","exit_code":0}`,
+		`{"kind":"turn_ended","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":8,"outcome":"finished","duration_ms":0,"tokens":{"input":2300,"cached_input":1000,"output":120,"reasoning":0,"total":2420}}`,
 	}
 	var lines []string
 	var last time.Time

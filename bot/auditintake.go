@@ -25,8 +25,13 @@ func (in *intake) auditMessage(ctx context.Context, m Message, text string) {
 }
 
 func (in *intake) auditRefused(ctx context.Context, m Message, reason string) {
+	in.auditRefusedDetail(ctx, m, reason, "")
+}
+
+// auditRefusedDetail is auditRefused with one line more (what was asked).
+func (in *intake) auditRefusedDetail(ctx context.Context, m Message, reason, detail string) {
 	e := messageEvent(AuditRefused, m)
-	e.Reason = reason
+	e.Reason, e.Detail = reason, detail
 	in.cfg.Auditor.Audit(ctx, e)
 }
 

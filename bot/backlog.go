@@ -49,8 +49,9 @@ func (in *intake) reserveBacklog(ctx context.Context, log *slog.Logger, m Messag
 
 // refuseBacklog answers a message beyond the sender's backlog. It is
 // claimed as any answer is, so a repeat of it gets the same refusal, and
-// nothing of it is queued.
-func (in *intake) refuseBacklog(ctx context.Context, log *slog.Logger, ch Channel, m Message) (Receipt, error) {
+// nothing of it is queued; the audit trail has it received and refused,
+// as a message a full queue refuses.
+func (in *intake) refuseBacklog(ctx context.Context, log *slog.Logger, ch Channel, m Message, text string) (Receipt, error) {
 	recorded, claimed, err := in.store.ClaimMessage(ctx, m.Conversation.Key(), m.User, m.ID, m.Reply.Stream)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("dedupe message %s: %w", m.ID, err)
@@ -59,6 +60,8 @@ func (in *intake) refuseBacklog(ctx context.Context, log *slog.Logger, ch Channe
 		return repeated(m, recorded), nil
 	}
 	log.Info("refused: the sender's backlog is full", "limit", in.cfg.MaxQueuedPerUser)
+	in.auditMessage(ctx, m, text)
+	in.auditRefused(ctx, m, RefusedBacklogFull)
 	rc, err := in.show(ctx, ch, replyTo(m, ReplyFinished, textBacklogFull(in.cfg.MaxQueuedPerUser)))
 	if err != nil {
 		in.releaseClaim(ctx, log, m)

@@ -223,7 +223,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		if counted {
 			in.returnTurn(ctx, log, m)
 		}
-		return in.refuseBacklog(ctx, log, ch, m)
+		return in.refuseBacklog(ctx, log, ch, m, text)
 	}
 	// The bytes are stored first: a replica may take the turn the moment
 	// it is queued.

@@ -34,7 +34,7 @@ func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (stri
 		return "", fmt.Errorf("%s in %s: %w", cmd, conv, err)
 	}
 	if cmd == "/effort" {
-		return in.effort(ctx, conv, chosen[settingEffort], args)
+		return in.effort(ctx, m, chosen[settingEffort], args)
 	}
 	offered, err := in.offeredModels(ctx)
 	if err != nil {
@@ -52,6 +52,7 @@ func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (stri
 		return "", fmt.Errorf("/model in %s: %w", conv, err)
 	}
 	in.log.Info("model chosen", "conv", conv, "user", m.User, "model", name)
+	in.auditSetting(ctx, m, settingModel, name)
 	return fmt.Sprintf(textModelSet, name), nil
 }
 
@@ -66,7 +67,8 @@ func (in *intake) offeredModels(ctx context.Context) ([]string, error) {
 	return mc.List(ctx)
 }
 
-func (in *intake) effort(ctx context.Context, conv, current string, args []string) (string, error) {
+func (in *intake) effort(ctx context.Context, m Message, current string, args []string) (string, error) {
+	conv := m.Conversation.Key()
 	if len(args) == 0 {
 		if current == "" {
 			current = in.unsetSetting()
@@ -81,6 +83,7 @@ func (in *intake) effort(ctx context.Context, conv, current string, args []strin
 		return "", fmt.Errorf("/effort in %s: %w", conv, err)
 	}
 	in.log.Info("effort chosen", "conv", conv, "effort", level)
+	in.auditSetting(ctx, m, settingEffort, level)
 	return fmt.Sprintf(textEffortSet, level), nil
 }
 

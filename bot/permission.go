@@ -52,5 +52,7 @@ func (decidedSink) settle() {}
 // waiting) of conv, as /approve and /deny do, and says what happened, with
 // the line to show the user. Channels with buttons call it for a click.
 func (e *Engine) Decide(ctx context.Context, conv Conversation, user string, id int64, v Verdict) (Decided, error) {
-	return e.approve.decide(ctx, conv.Key(), user, id, v)
+	r, err := e.approve.decide(ctx, conv.Key(), user, id, v)
+	e.approve.auditNotYours(ctx, AuditEvent{User: user, Conversation: conv.Key()}, r, v)
+	return r, err
 }

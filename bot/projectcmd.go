@@ -23,7 +23,7 @@ func (in *intake) projectCommand(ctx context.Context, m Message, cmd string) (st
 	case cmd == "/project" && len(args) == 0:
 		return in.listProjects(conv, m.User, current), nil
 	case cmd == "/project":
-		return in.switchProject(ctx, conv, m.User, args[0])
+		return in.switchProject(ctx, m, args[0])
 	case current == "":
 		return textNoProject, nil
 	case cmd == "/diff":
@@ -59,7 +59,8 @@ func (in *intake) listProjects(conv Conversation, user, current string) string {
 	return b.String()
 }
 
-func (in *intake) switchProject(ctx context.Context, conv Conversation, user, name string) (string, error) {
+func (in *intake) switchProject(ctx context.Context, m Message, name string) (string, error) {
+	conv, user := m.Conversation, m.User
 	ps := in.cfg.Projects
 	usable := usableProjects(ps, conv, user)
 	known := false
@@ -71,12 +72,14 @@ func (in *intake) switchProject(ctx context.Context, conv Conversation, user, na
 		return fmt.Sprintf("There is no project `%s`. %s", name, projectList(usable)), nil
 	case !contains(usable, name):
 		in.log.Info("refused: project not open to this conversation", "conv", conv, "user", user, "project", name)
+		in.auditRefusedDetail(ctx, m, RefusedProject, name)
 		return fmt.Sprintf(textProjectNotAllowed, name, name), nil
 	}
 	if err := in.store.ChooseProject(ctx, conv.Key(), name); err != nil {
 		return "", fmt.Errorf("/project in %s: %w", conv.Key(), err)
 	}
 	in.log.Info("project chosen", "conv", conv, "user", user, "project", name)
+	in.auditSetting(ctx, m, "project", name)
 	return fmt.Sprintf(textProjectSwitched, name), nil
 }
 
