@@ -119,9 +119,11 @@ bench: tools
 # process listed per run; peak RSS, PSS, USS and anonymous memory), beside
 # both peers and the bare app-server (the same native Codex driven by the
 # smallest client), on the same scripted 20,000-delta answer, alternating;
-# prints the wecodex tree / bare tree ratios (README, "Performance").
+# prints the wecodex tree / bare tree ratios (README, "Performance"), for
+# `wecodex codex-acp` and for `wecodex serve` (its in-process bridge, driven
+# through its webhook by the WeCom simulator; it needs a Redis).
 bench-bridge: build tools
-	go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 20000 -runs 5
+	scripts/with-redis.sh go run ./internal/benchbridge -wecodex bin/wecodex -codex $(CODEX_BIN) -codex-acp $(CODEX_ACP_BIN) -zed-codex-acp $(ZED_CODEX_ACP_BIN) -deltas 20000 -runs 5
 
 # What users feel at load, through the real channels: N = 1, 4, 8, 16
 # conversations at once on one `wecodex serve` replica (real Codex on the

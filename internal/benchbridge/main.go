@@ -40,6 +40,7 @@ func main() {
 	flag.StringVar(&f.only, "only", "", "measure only the bridges whose name contains this")
 	flag.StringVar(&f.scale, "scale", "", "conversation counts to run at once on one bridge, e.g. 1,4,8,16 (empty: none)")
 	flag.IntVar(&f.scaleDeltas, "scale-deltas", 2000, "deltas in each answer of the scale runs")
+	flag.StringVar(&f.redis, "redis", redisFromEnv(), "Redis address for the `wecodex serve` row (empty: no serve row)")
 	flag.Parse()
 	if f.cpuProfile != "" {
 		stop, err := startProfile(f.cpuProfile)
@@ -61,6 +62,7 @@ type flags struct {
 	cpuProfile, only              string
 	scale                         string
 	scaleDeltas                   int
+	redis                         string
 }
 
 // bridge is one ACP agent under test.
@@ -70,7 +72,9 @@ type bridge struct {
 	env     map[string]string
 	// bare: command[0] is the codex launcher, whose native app-server this
 	// process drives itself (bare.go) instead of through ACP.
-	bare    bool
+	bare bool
+	// serve: the bridge is `wecodex serve`'s own (serve.go).
+	serve   *serveSetup
 	samples []sample
 }
 
@@ -129,6 +133,17 @@ func run(f flags) error {
 	bare := &bridge{name: "bare app-server", command: []string{codex}, env: env, bare: true}
 
 	all := []*bridge{ours, bare, theirs}
+	var served *bridge
+	if f.redis != "" {
+		bin, err := filepath.Abs(f.wecodex)
+		if err != nil {
+			return err
+		}
+		served = &bridge{name: "wecodex serve", env: env, serve: &serveSetup{bin: bin, codex: codex, redis: f.redis, dir: dir}}
+		all = []*bridge{ours, served, bare, theirs}
+	} else {
+		fmt.Println("no Redis (-redis, REDIS_URL): the wecodex serve row is left out")
+	}
 	if f.zed != "" {
 		all = append(all, &bridge{name: "zed codex-acp 0.16.0", command: []string{f.zed}, env: env})
 	}
@@ -155,8 +170,10 @@ func run(f flags) error {
 	if slices.Contains(all, ours) && slices.Contains(all, theirs) {
 		report(ours, theirs)
 	}
-	if slices.Contains(all, ours) && slices.Contains(all, bare) {
-		reportBare(ours, bare)
+	for _, b := range []*bridge{ours, served} {
+		if b != nil && slices.Contains(all, b) && slices.Contains(all, bare) {
+			reportBare(b, bare)
+		}
 	}
 	for _, b := range all {
 		fmt.Printf("%-20s median: bridge cpu %.3fs, peak rss %.1f MiB; whole tree cpu %.3fs, peak summed rss %.1f MiB (pss %.1f, uss %.1f, anon %.1f); client cpu %.3fs\n",
@@ -170,7 +187,7 @@ func run(f flags) error {
 	scaleAnswer, scaleDeltas := scriptedAnswer(f.scaleDeltas)
 	current.Store(&scaleDeltas)
 	// The scale runs compare ACP agents; the bare client runs one turn.
-	return scale(slices.DeleteFunc(all, func(b *bridge) bool { return b.bare }), workspace, scaleAnswer, ns)
+	return scale(slices.DeleteFunc(all, func(b *bridge) bool { return b.bare || b.serve != nil }), workspace, scaleAnswer, ns)
 }
 
 // startProfile profiles this process's CPU into path until stop.
@@ -184,6 +201,12 @@ func startProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}
+
+// redisFromEnv is REDIS_URL's address (scripts/with-redis.sh sets it).
+func redisFromEnv() string {
+	u := os.Getenv("REDIS_URL")
+	return strings.TrimSuffix(strings.TrimPrefix(u, "redis://"), "/")
 }
 
 func with(base map[string]string, kv ...string) map[string]string {
@@ -212,6 +235,9 @@ func scriptedAnswer(n int) (string, []string) {
 func measure(b *bridge, workspace, answer string) (sample, error) {
 	if b.bare {
 		return measureBare(b, workspace, answer)
+	}
+	if b.serve != nil {
+		return measureServe(b, *b.serve, answer)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
