@@ -11,7 +11,6 @@ import (
 	"time"
 
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
-	"github.com/wecodex/wecodex/internal/wecomtest"
 	"github.com/wecodex/wecodex/projects"
 	"github.com/wecodex/wecodex/store"
 )
@@ -126,28 +125,28 @@ func waitLeaseFree(t *testing.T, ctx context.Context, e *e2e, conv string) {
 	}
 }
 
+// wroteIt is ch as checkProjectCommands drives it: its turn must end
+// with the script's answer.
+func wroteIt(ch chatChannel) projectChannel {
+	return projectChannel{
+		conv: ch.conv,
+		say:  ch.say,
+		turn: func(t *testing.T, ctx context.Context, text string) {
+			t.Helper()
+			if got := ch.turn(t, ctx, text); !strings.HasSuffix(got, "Wrote it.") {
+				t.Fatalf("the turn's end %q, want it to end with the answer", got)
+			}
+		},
+	}
+}
+
 // The project commands over the webhook: each answer is the first (and
 // final) stream frame of the command's callback.
 func TestE2EProjectCommandsOnTheWebhook(t *testing.T) {
 	e := newE2E(t, projectsScript())
 	projectsE2E(t, e)
 	b := e.serve(t, "5m30s")
-	ctx := within(t, 3*time.Minute)
-	checkProjectCommands(t, ctx, e, projectChannel{
-		conv: "single:alice",
-		say: func(t *testing.T, ctx context.Context, text string) string {
-			return sayDirect(t, ctx, b.sim, "alice", text)
-		},
-		turn: func(t *testing.T, ctx context.Context, text string) {
-			s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: text})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if last, seen := follow(t, ctx, b.sim, s.ID); !strings.HasSuffix(last.Content, "Wrote it.") {
-				t.Fatalf("the turn's final frame %q; frames seen %q", last.Content, seen)
-			}
-		},
-	})
+	checkProjectCommands(t, within(t, 3*time.Minute), e, wroteIt(webhookChat(b)))
 }
 
 // The project commands over the long connection: each answer is the final
@@ -158,21 +157,7 @@ func TestE2EProjectCommandsOnTheLongConnection(t *testing.T) {
 	a := e.serve(t, "5m30s")
 	ctx := within(t, 3*time.Minute)
 	subscribedBy(t, ctx, srv, a)
-	final := func(t *testing.T, ctx context.Context, text string) string {
-		reqID := push(t, srv, "alice", text)
-		return waitRecord(t, ctx, srv, 0, text+"'s final frame", func(r wecomtest.Record) bool {
-			return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
-		}).Stream().Content
-	}
-	checkProjectCommands(t, ctx, e, projectChannel{
-		conv: "single:alice",
-		say:  final,
-		turn: func(t *testing.T, ctx context.Context, text string) {
-			if got := final(t, ctx, text); !strings.HasSuffix(got, "Wrote it.") {
-				t.Fatalf("the turn's final frame %q", got)
-			}
-		},
-	})
+	checkProjectCommands(t, ctx, e, wroteIt(longConnChat(srv)))
 }
 
 // The project commands on the self-built app: each answer is the markdown
@@ -180,37 +165,6 @@ func TestE2EProjectCommandsOnTheLongConnection(t *testing.T) {
 func TestE2EProjectCommandsOnTheApp(t *testing.T) {
 	e := newE2E(t, projectsScript())
 	projectsE2E(t, e)
-	api := wecomtest.NewAppAPI(wecomtest.AppAPIOptions{CorpID: e2eCorp, Secret: e2eAppSecret, AgentID: e2eAgent})
-	t.Cleanup(api.Close)
-	b := serveWithEnv(t, appConfig(t, e, api), e.serveEnv(), e.urls)
-	ctx := within(t, 3*time.Minute)
-	cb, err := wecomtest.NewAppCallbacks(wecomtest.AppConfig{URL: b.base + "/wecom/app", CorpID: e2eCorp, AgentID: e2eAgent,
-		Token: e2eToken, EncodingAESKey: e2eAESKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// next sends text and returns the first markdown message alice gets
-	// after it.
-	next := func(t *testing.T, ctx context.Context, text string) string {
-		after := len(api.Records())
-		if rep, err := cb.Send(ctx, wecomtest.AppText("alice", text)); err != nil || rep.Status != 200 {
-			t.Fatalf("%s: callback %d %v", text, rep.Status, err)
-		}
-		r, err := api.Wait(ctx, func(r wecomtest.AppRecord) bool {
-			return r.Seq > after && r.API == "message/send" && r.ToUser == "alice" && r.MsgType == "markdown" && r.Errcode == 0
-		})
-		if err != nil {
-			t.Fatalf("%s: no markdown message delivered: %v", text, err)
-		}
-		return r.Content
-	}
-	checkProjectCommands(t, ctx, e, projectChannel{
-		conv: "app:alice",
-		say:  next,
-		turn: func(t *testing.T, ctx context.Context, text string) {
-			if got := next(t, ctx, text); got != "Wrote it." {
-				t.Fatalf("the turn's answer %q", got)
-			}
-		},
-	})
+	_, api, cb := serveApp(t, e)
+	checkProjectCommands(t, within(t, 3*time.Minute), e, wroteIt(appChat(api, cb)))
 }
