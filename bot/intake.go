@@ -168,7 +168,7 @@ func (in *intake) answer(ctx context.Context, log *slog.Logger, ch Channel, m Me
 		log.Info("refused: an external contact", "corp", m.Corp)
 		in.auditRefused(ctx, m, RefusedExternal)
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textExternal))
-	case !in.cfg.Access.Allowed(m) && !(isCmd && approvalCommand(cmd) && in.cfg.Access.IsApprover(m.User)):
+	case !in.cfg.Access.Allowed(m) && !(isCmd && approvalCommand(cmd) && in.decidesApprovals(m.User)):
 		log.Info("refused: not on the access list")
 		in.auditRefused(ctx, m, RefusedAccess)
 		return in.show(ctx, ch, replyTo(m, ReplyFinished, textRefused))

@@ -74,6 +74,7 @@ func TestProjectCommands(t *testing.T) {
 	}
 	gate.Release()
 	r.chat.WaitForCount(t, room, "finish", 2)
+	r.leaseFree(t, room) // the card ends just before the lease is released
 	requests++
 	if got, want := r.say(t, "r3", room, "carol", "/reset yes"), "OK — `api` is back at the project's ref: every change of this conversation there is gone."; got != want {
 		t.Fatalf("/reset yes = %q, want %q", got, want)

@@ -224,3 +224,22 @@ func (p registryProjects) Limits(project string) bot.LimitOverrides {
 	pr, _ := p.reg.Lookup(project)
 	return bot.LimitOverrides{TurnsPerHour: pr.Settings.TurnsPerUserPerHour, TokensPerDay: pr.Settings.TokensPerUserPerDay}
 }
+
+// leaseFree waits until no turn holds conv's lease.
+func (r *projectRig) leaseFree(t *testing.T, conv bot.Conversation) {
+	t.Helper()
+	for {
+		_, token, err := r.st.Queue.Lease(t.Context(), conv.Key())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token == 0 {
+			return
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("%s's lease was never released", conv.Key())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

@@ -116,6 +116,27 @@ type ProjectApprovals interface {
 	Approvers(project string) []string
 }
 
+// decidesApprovals reports whether user decides some approval requests:
+// an approver of access.approvers or of a project's own list. Such a user
+// may send /approve, /deny and /pending from any chat, on the access list
+// or not; which requests they may decide, each request's record says.
+func (in *intake) decidesApprovals(user string) bool {
+	if in.cfg.Access.IsApprover(user) {
+		return true
+	}
+	pa, ok := in.cfg.Projects.(ProjectApprovals)
+	if !ok {
+		return false
+	}
+	for _, name := range in.cfg.Projects.Names() {
+		acc := in.cfg.Access
+		if acc.Approvers = pa.Approvers(name); len(acc.Approvers) > 0 && acc.IsApprover(user) {
+			return true
+		}
+	}
+	return false
+}
+
 // sinkFor wraps q's card into the sink its agent is given, deciding its
 // permission requests as q's project says when it overrides
 // agent.approval or access.approvers.
