@@ -75,6 +75,11 @@ type Options struct {
 	// more turn (recovery.go). Requests that had not taken effect are sent
 	// again either way.
 	FailInterrupted bool
+	// SnapshotDir, when set, is where each thread's workspace is
+	// snapshotted before every prompt's turn, so Undo can put the files
+	// back (snapshot.go); empty takes none, and Undo rewinds the history
+	// only.
+	SnapshotDir string
 }
 
 // Agent is an acpbridge.Agent backed by one `codex app-server` process,
@@ -116,6 +121,9 @@ type thread struct {
 	cwd  string
 	gen  int         // process generation the thread is loaded in (0: not loaded)
 	idle *time.Timer // unloads the thread once it has been idle for IdleUnload
+	// snapshots are the workspace trees taken before its latest turns, by
+	// turn id (undo.go)
+	snapshots []turnSnapshot
 }
 
 var _ acpbridge.Agent = (*Agent)(nil)
@@ -349,6 +357,13 @@ func (a *Agent) resumed(th *thread, cwd string, gen int) {
 // turn on the same sink, unless Options.FailInterrupted. A second fault
 // fails the turn.
 func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink) (acp.StopReason, error) {
+	return a.drive(ctx, id, p, sink, nil)
+}
+
+// drive runs one turn on the session's thread, started by begin (nil:
+// turn/start with p), recovering it as Prompt says. A recovered turn that
+// had begun continues with turn/start whatever began it.
+func (a *Agent) drive(ctx context.Context, id acp.SessionId, p acpbridge.Prompt, sink acpbridge.Sink, begin turnBegin) (acp.StopReason, error) {
 	mode, err := a.overrides(p.Mode)
 	if err != nil {
 		return "", err
@@ -363,11 +378,13 @@ func (a *Agent) Prompt(ctx context.Context, id acp.SessionId, p acpbridge.Prompt
 	// comes while Codex resumes the thread, or before it answers turn/start,
 	// is remembered and interrupts the turn once its id is known.
 	ts := newTurn(a.ctx, sink)
+	ts.begin = begin
 	th.turn.Store(ts)
 	input := turnInput(p)
 	ts.model, ts.effort, ts.mode = p.Model, p.Effort, mode
 	for recovered := false; ; recovered = true {
 		stop, cut, err := a.runTurn(ctx, th, ts, input)
+		a.keepSnapshot(th, ts)
 		if !cut {
 			return stop, err
 		}
@@ -416,6 +433,7 @@ func (a *Agent) runTurn(ctx context.Context, th *thread, ts *turnState, input []
 		a.dropTurn(th, ts)
 		return acp.StopReasonCancelled, false, nil
 	}
+	ts.tree = a.snapshotBefore(ctx, th, ts.begin)
 	started, err := a.sendTurn(ctx, c, th, ts, input)
 	if started != nil {
 		// The turn may still start; turn/started will interrupt it.
@@ -440,12 +458,15 @@ func (a *Agent) runTurn(ctx context.Context, th *thread, ts *turnState, input []
 func (a *Agent) sendTurn(ctx context.Context, c *conn, th *thread, ts *turnState, input []userInput) (<-chan error, error) {
 	started := make(chan error, 1)
 	ts.sent.Store(true)
+	method, params := "turn/start", any(turnStartParams{
+		ThreadID: th.id, Input: input, Model: ts.model, Effort: ts.effort,
+		modeOverrides: ts.mode,
+	})
+	if ts.begin != nil {
+		method, params = ts.begin(th.id)
+	}
 	go func() {
-		var r turnStartResponse
-		started <- c.call(a.ctx, "turn/start", turnStartParams{
-			ThreadID: th.id, Input: input, Model: ts.model, Effort: ts.effort,
-			modeOverrides: ts.mode,
-		}, &r)
+		started <- c.call(a.ctx, method, params, nil)
 	}()
 	select {
 	case err := <-started:
@@ -613,6 +634,12 @@ type turnState struct {
 	model, effort string
 	// mode is what the Prompt's mode sends with turn/start (mode.go).
 	mode modeOverrides
+	// begin, when set, starts the turn instead of turn/start (a review, a
+	// compaction: control.go).
+	begin turnBegin
+	// tree is the workspace snapshot from just before turn/start, "" for
+	// none (undo.go).
+	tree string
 
 	// Owned by the read loop: the turn id as it knows it, and what it has
 	// made of Codex's error notifications (failure.go). failure is set

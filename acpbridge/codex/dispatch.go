@@ -170,14 +170,18 @@ func (a *Agent) turnEvent(c *conn, th *thread, method string, params []byte) {
 		a.log.Warn("decode "+method, "err", err)
 		return
 	}
+	id := n.Turn.ID
+	if n.Turn.RootTurnID != "" {
+		id = n.Turn.RootTurnID
+	}
 	ts := th.turn.Load()
-	if ts == nil || !ts.sent.Load() || (ts.readID != "" && ts.readID != n.Turn.ID) {
+	if ts == nil || !ts.sent.Load() || (ts.readID != "" && ts.readID != id) {
 		return
 	}
 	if method == "turn/started" {
-		ts.readID = n.Turn.ID
-		if ts.activate(n.Turn.ID) {
-			a.interruptAsync(c, th.id, n.Turn.ID)
+		ts.readID = id
+		if ts.activate(id) {
+			a.interruptAsync(c, th.id, id)
 		}
 		return
 	}

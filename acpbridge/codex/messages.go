@@ -95,10 +95,6 @@ type userInput struct {
 	Path string `json:"path,omitempty"`
 }
 
-type turnStartResponse struct {
-	Turn turn `json:"turn"`
-}
-
 type turnInterruptParams struct {
 	ThreadID string `json:"threadId"`
 	TurnID   string `json:"turnId"`
@@ -107,9 +103,12 @@ type turnInterruptParams struct {
 // Server → client notifications.
 
 type turn struct {
-	ID     string     `json:"id"`
-	Status string     `json:"status"` // completed | interrupted | failed | inProgress
-	Error  *turnError `json:"error"`
+	ID string `json:"id"`
+	// RootTurnID is the turn a sub-turn belongs to (a review's reviewer
+	// runs in one): its items and its end carry the root's id.
+	RootTurnID string     `json:"rootTurnId"`
+	Status     string     `json:"status"` // completed | interrupted | failed | inProgress
+	Error      *turnError `json:"error"`
 }
 
 type turnError struct {
@@ -166,6 +165,10 @@ type threadItem struct {
 
 	// webSearch
 	Query string `json:"query"`
+
+	// enteredReviewMode, exitedReviewMode: what is reviewed, then the
+	// review itself
+	Review string `json:"review"`
 }
 
 type fileUpdateChange struct {

@@ -45,6 +45,12 @@ type translator struct {
 
 	outputs map[string]*commandOutput     // running commands, by item id
 	changes map[string][]fileUpdateChange // pending file changes, for approvals
+
+	// reviewing is set while a review runs (enteredReviewMode until
+	// exitedReviewMode); hidden are the reviewer's raw messages then
+	// (control.go).
+	reviewing bool
+	hidden    map[string]struct{}
 }
 
 type commandOutput struct {
@@ -73,6 +79,9 @@ func (t *translator) internItem(raw []byte) string {
 // agentDelta handles item/agentMessage/delta: the phase remembered at
 // item/started decides the chunk kind (the seed bug's fix).
 func (t *translator) agentDelta(itemRaw, deltaRaw []byte, sink acpbridge.Sink) {
+	if len(t.hidden) > 0 && t.isHidden(itemRaw) {
+		return
+	}
 	id := t.internItem(itemRaw)
 	if id != t.lastItem {
 		t.lastItem, t.lastPhase, t.lastStreamed = id, t.lookupPhase(id), false
@@ -195,6 +204,10 @@ func (t *translator) itemStarted(params []byte, sink acpbridge.Sink) {
 	it := &n.Item
 	switch it.Type {
 	case "agentMessage":
+		if t.reviewing {
+			t.hideReviewerOutput(it.ID)
+			return
+		}
 		phase := phaseOf(it.Phase)
 		ctx, cancel := context.WithTimeout(t.ctx, phaseTimeout)
 		if err := t.phases.SetPhase(ctx, t.threadID, it.ID, string(phase)); err != nil {
@@ -233,6 +246,11 @@ func (t *translator) itemStarted(params []byte, sink acpbridge.Sink) {
 			Status:        acp.ToolCallStatusInProgress,
 			RawInput:      it.Arguments,
 		}})
+	case "enteredReviewMode":
+		t.reviewing = true
+		sink.Update(thought(it.ID, reviewStartedText(it.Review)))
+	case "exitedReviewMode":
+		t.reviewing = false
 	case "webSearch":
 		sink.Update(acp.SessionUpdate{ToolCall: &acp.SessionUpdateToolCall{
 			SessionUpdate: "tool_call",
@@ -253,6 +271,9 @@ func (t *translator) itemCompleted(params []byte, sink acpbridge.Sink) {
 	it := &n.Item
 	switch it.Type {
 	case "agentMessage":
+		if t.reviewerOutput(it.ID) {
+			return
+		}
 		if _, ok := t.streamed[it.ID]; !ok && it.Text != "" {
 			// Codex completed a message without streaming it: deliver it whole.
 			sink.Update(acpbridge.AgentText(phaseOf(it.Phase), it.ID, it.Text))
