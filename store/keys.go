@@ -117,6 +117,10 @@ func (k Keys) App() AppKeys { return AppKeys(k) }
 // (the message is the conversation id), so the holder stops at once.
 func (k Keys) StopChannel() string { return k.prefix + "stop" }
 
+// SteerChannel announces that a conversation's Steers list has a message
+// for its running turn (the message is the conversation id).
+func (k Keys) SteerChannel() string { return k.prefix + "steer" }
+
 // Pending is the set of conversations that may have queued messages, which
 // replicas poll for work. It spans conversations, so no script may touch it
 // together with a {conv:ID} key. TTL QueueTTL, renewed on each add.
@@ -271,6 +275,12 @@ func (k ConvKeys) Queue() string { return k.base + ":queue" }
 // sees the request on its next renewal even if it missed the announcement on
 // StopChannel. TTL LeaseTTL.
 func (k ConvKeys) Stop() string { return k.base + ":stop" }
+
+// Steers is the list of messages waiting to be added to the running turn
+// (/steer, agent.busy: steer), oldest first, as queue items; the lease
+// holder takes them when SteerChannel announces them. TTL LeaseTTL: a
+// steer the holder never took is not added to a later turn.
+func (k ConvKeys) Steers() string { return k.base + ":steers" }
 
 // Rest holds the end of a long answer that no reply could carry, until the
 // user asks for it with /more: a hash of the whole answer, where the unread

@@ -15,9 +15,11 @@ func TestKeysLayout(t *testing.T) {
 		{k.Conv("c1").Fence(), "wx:{conv:c1}:fence"},
 		{k.Conv("c1").Queue(), "wx:{conv:c1}:queue"},
 		{k.Conv("c1").Stop(), "wx:{conv:c1}:stop"},
+		{k.Conv("c1").Steers(), "wx:{conv:c1}:steers"},
 		{k.Conv("c1").Running(), "wx:{conv:c1}:running"},
 		{k.Conv("c1").Owner(), "wx:{conv:c1}:owner"},
 		{k.StopChannel(), "wx:stop"},
+		{k.SteerChannel(), "wx:steer"},
 		{k.Conv("c1").Attachment("s1", 2), "wx:{conv:c1}:attachment:s1:2"},
 		{k.ApprovalSeq(), "wx:approval:seq"},
 		{k.ApprovalOwner(7), "wx:approval:owner:7"},
@@ -62,7 +64,7 @@ func TestConversationKeysShareAHashTag(t *testing.T) {
 	k := NewKeys("wecodex:")
 	conv := "wrkSFfCgAAxx:user}odd" // a brace in an id must not split the slot
 	want := hashTag(k.Conv(conv).Lease())
-	for _, key := range []string{k.Conv(conv).Session(), k.Conv(conv).Fence(), k.Conv(conv).Queue(), k.Conv(conv).Owner(), k.Conv(conv).Stop(), k.Conv(conv).Rest(), k.Conv(conv).Running(), k.Conv(conv).Dedupe("u", "m1"), k.Conv(conv).Approval(1), k.Conv(conv).Approvals(), k.Conv(conv).Attachment("s", 0), k.Conv(conv).Threads(), k.Conv(conv).ThreadRecords()} {
+	for _, key := range []string{k.Conv(conv).Session(), k.Conv(conv).Fence(), k.Conv(conv).Queue(), k.Conv(conv).Owner(), k.Conv(conv).Stop(), k.Conv(conv).Steers(), k.Conv(conv).Rest(), k.Conv(conv).Running(), k.Conv(conv).Dedupe("u", "m1"), k.Conv(conv).Approval(1), k.Conv(conv).Approvals(), k.Conv(conv).Attachment("s", 0), k.Conv(conv).Threads(), k.Conv(conv).ThreadRecords()} {
 		if got := hashTag(key); got != want {
 			t.Errorf("%s hashes on %q, lease on %q", key, got, want)
 		}
