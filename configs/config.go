@@ -172,7 +172,17 @@ type AgentConfig struct {
 	// Models are the models /model may pick; empty offers all that Codex
 	// lists.
 	Models []string `mapstructure:"models"`
+	// Busy is what a plain message sent while its conversation's turn runs
+	// does: BusyQueue waits for its own turn, BusySteer is added to the
+	// running one (as /steer is).
+	Busy string `mapstructure:"busy"`
 }
+
+// What a message sent during a running turn does (agent.busy).
+const (
+	BusyQueue = "queue"
+	BusySteer = "steer"
+)
 
 // CodexConfig is the agent.codex.* section, used when agent.kind is codex.
 type CodexConfig struct {
@@ -301,6 +311,7 @@ func Default() *Config {
 			WorkspaceRoot:      defaultWorkspaceRoot(),
 			TurnTimeout:        DefaultTurnTimeout,
 			Approval:           ApprovalAsk,
+			Busy:               BusyQueue,
 			ApprovalTimeout:    DefaultApprovalTimeout,
 			MaxConcurrentTurns: DefaultMaxConcurrentTurns,
 		},
