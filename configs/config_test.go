@@ -315,11 +315,13 @@ func TestValidate(t *testing.T) {
 		}, nil},
 		{"enums", func(c *Config) {
 			c.WeCom.AIBot.Mode, c.Agent.Kind, c.Agent.Approval, c.Cards.ProgressStyle, c.Log.Level = "poll", "gpt", "maybe", "bold", "loud"
+			c.Agent.Busy = "interrupt"
 		}, []Problem{
 			{"log.level", `must be one of debug, info, warn, error, not "loud"`},
 			{"wecom.aibot.mode", `must be one of webhook, longconn, not "poll"`},
 			{"agent.kind", `must be one of codex, acp, not "gpt"`},
 			{"agent.approval", `must be one of ask, allow, deny, not "maybe"`},
+			{"agent.busy", `must be one of queue, steer, not "interrupt"`},
 			{"cards.progress_style", `must be one of think, quote, not "bold"`},
 		}},
 		{"durations", func(c *Config) {
