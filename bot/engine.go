@@ -30,6 +30,9 @@ type Config struct {
 	// Threads is the agent's record of its sessions, for /sessions, /fork
 	// and /name; nil when the agent keeps none (see Threads).
 	Threads Threads
+	// Busy is agent.busy: what a plain message sent while its
+	// conversation's turn runs does, BusyQueue (also for "") or BusySteer.
+	Busy string
 	// TurnTimeout is agent.turn_timeout: a turn running longer is cancelled
 	// and its card says it failed.
 	TurnTimeout time.Duration
@@ -174,6 +177,10 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	runner.limits, runner.threads = st.Limits, st.Threads
 	sched := newScheduler(cfg, schedulerParts{st.Queue, st.Replicas}, runner, cs, log)
 	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, limits: st.Limits, threads: st.Threads, log: log}
+	in.agent = agent
+	if steers, ok := st.Queue.(SteerStore); ok {
+		in.steers, sched.steers = steers, steers
+	}
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
 

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // intake takes messages in: dedupe, access, commands, enqueue. It answers
@@ -26,6 +27,10 @@ type intake struct {
 	// /fork, /name); nil: those say they are not available.
 	threads ThreadStore
 	log     *slog.Logger
+	// agent is asked only what it can do (controlcmd.go); steers hands a
+	// message to a running turn, nil when the store cannot.
+	agent  acpbridge.Agent
+	steers SteerStore
 }
 
 // Receipt is what intake did with a message.
@@ -69,6 +74,9 @@ type queued struct {
 	// Project is a pushed turn's own project (Pushed.Project), which
 	// overrides the conversation's; "" for a message.
 	Project string `json:"project,omitempty"`
+	// Action, when set, is the session control the turn runs instead of
+	// a prompt of Text (controlcmd.go).
+	Action string `json:"action,omitempty"`
 }
 
 // conversation is the conversation q was queued in.
@@ -122,11 +130,12 @@ func (in *intake) receive(ctx context.Context, m Message) (Receipt, error) {
 	text := strings.TrimSpace(m.Text)
 	m.Quote = strings.TrimSpace(m.Quote)
 	cmd, isCmd := parseCommand(text)
+	steer, isCmd := in.controlOf(&m, &text, cmd, isCmd) // controlcmd.go
 	var lim refusal
 	if in.cfg.Access.Allowed(m) && !isCmd && runnable(m, text) {
 		line, limit, taken := in.limited(ctx, log, m)
 		if line == "" {
-			return in.enqueue(ctx, log, ch, m, text, taken)
+			return in.queueOrSteer(ctx, log, ch, m, text, taken, steer)
 		}
 		lim = refusal{line: line, reason: limit}
 	}
@@ -232,13 +241,7 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 		uncount()
 		return Receipt{}, err
 	}
-	conv, group := m.Conversation.Key(), m.Conversation.Group
-	item, err := json.Marshal(queued{
-		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: conv, Kind: m.Conversation.Kind, Group: &group, Member: m.Conversation.Member, User: m.User,
-		UserName: m.UserName, Text: text, Quote: m.Quote, Attachments: atts,
-		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref,
-		Received: time.Now().UnixMilli(), Project: m.project,
-	})
+	item, err := json.Marshal(queuedOf(m, text, atts))
 	if err != nil {
 		uncount()
 		in.dropAttachments(ctx, log, m.Conversation.Key(), m.Reply.Stream, len(atts))

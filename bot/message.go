@@ -42,6 +42,9 @@ type Message struct {
 	// project is a pushed turn's own project (Pushed.Project); no channel
 	// sets it.
 	project string
+	// action is set by intake for a session control that runs as a turn
+	// (/review, /compact, /undo: controlcmd.go).
+	action string
 }
 
 // StripMention removes the leading "@name" mentions a group chat puts in front

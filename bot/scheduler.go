@@ -31,6 +31,9 @@ type scheduler struct {
 	wakeups  chan string
 	// slots bound the turns running at once on this replica.
 	slots *turnSlots
+	// steers brings /steer to the turns this replica runs (steer.go); nil
+	// when the store cannot.
+	steers SteerStore
 
 	drainState
 
@@ -55,6 +58,9 @@ type worker struct {
 	token int64
 	// poke asks the renewer to check the lease now, for a /stop.
 	poke chan struct{}
+
+	// steering brings steers to the running turn (steer.go).
+	steering steering
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // cancels the running turn
@@ -94,6 +100,8 @@ func (s *scheduler) run(ctx context.Context) error {
 		s.watchStops(watchCtx)
 	}()
 	defer func() { stopWatch(); <-watchDone }()
+	steersDone := s.watchSteers(watchCtx) // steer.go
+	defer func() { stopWatch(); <-steersDone }()
 
 	poll := time.NewTicker(s.cfg.PollInterval)
 	defer poll.Stop()
@@ -273,6 +281,9 @@ func (s *scheduler) tryStart(ctx context.Context, conv string) {
 // work runs turns until the queue is empty, the lease is lost, or ctx ends.
 func (s *scheduler) work(ctx context.Context, w *worker, item []byte, takeover bool) {
 	log := s.log.With("conv", w.conv, "token", w.token)
+	// Runs last, once the lease is let go and no turn runs: what steers
+	// wait then (none can come: a steer needs the lease held) are queued.
+	defer s.deliverSteers(ctx, w)
 	renewCtx, stopRenew := context.WithCancel(ctx)
 	renewed := make(chan struct{})
 	go func() {
@@ -379,6 +390,9 @@ func (s *scheduler) renew(ctx context.Context, w *worker) {
 			return
 		case stop:
 			w.stopTurn(errStopped)
+		default:
+			// A steer whose announcement this replica missed.
+			s.deliverSteers(ctx, w)
 		}
 	}
 }

@@ -118,7 +118,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	timed, cancelTimer := context.WithTimeoutCause(turnCtx, r.cfg.TurnTimeout, errTimeout)
 	defer cancelTimer()
 	w.setCancel(stop)
-	stopReason, err := r.prompt(timed, log, q, sink, takeover)
+	stopReason, err := r.prompt(timed, log, w, q, sink, takeover)
 	w.setCancel(nil)
 	pres.ended()
 
@@ -221,7 +221,7 @@ func outcomeOf(st cards.Status, turnCtx context.Context) Outcome {
 }
 
 // prompt opens the conversation's session and runs the turn in it.
-func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sink turnSink, takeover bool) (acp.StopReason, error) {
+func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, w *worker, q queued, sink turnSink, takeover bool) (acp.StopReason, error) {
 	sid, cwd, note, err := r.session(ctx, q, takeover)
 	if err != nil {
 		return "", err
@@ -230,11 +230,17 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 		sink.Notice(acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: note})
 	}
 	r.touch(ctx, log, q)
-	p := r.turnPrompt(ctx, log, q, cwd, sink)
-	if chosen, err := r.store.ChosenSettings(ctx, q.Conversation); err != nil {
-		log.Warn("read the conversation's model and effort; the turn runs with the project's", "err", err)
-	} else {
-		p.Model, p.Effort = chosen[settingModel], chosen[settingEffort]
+	run := func(ctx context.Context) (acp.StopReason, error) { return r.control(ctx, log, q, sid, sink) } // controlturn.go
+	if q.Action == "" {
+		p := r.turnPrompt(ctx, log, q, cwd, sink)
+		if chosen, err := r.store.ChosenSettings(ctx, q.Conversation); err != nil {
+			log.Warn("read the conversation's model and effort; the turn runs with the project's", "err", err)
+		} else {
+			p.Model, p.Effort = chosen[settingModel], chosen[settingEffort]
+		}
+		run = func(ctx context.Context) (acp.StopReason, error) { return r.agent.Prompt(ctx, sid, p, sink) }
+		w.steering.setTarget(&steerTarget{session: sid, sink: sink})
+		defer w.steering.setTarget(nil)
 	}
 
 	// A cancelled context alone may not stop the agent's turn on its side;
@@ -254,7 +260,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, q queued, sin
 		}
 	}()
 	log.Info("turn started", "session", sid, "waited", time.Since(time.UnixMilli(q.Received)).Round(time.Millisecond).String())
-	stop, err := r.agent.Prompt(ctx, sid, p, sink)
+	stop, err := run(ctx)
 	close(done)
 	<-cancelled
 	// The agent's turn is over: what it still waits on is answered, and

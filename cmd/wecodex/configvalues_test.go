@@ -42,6 +42,7 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"cards.files.max_total_bytes", int64(configs.DefaultFilesMaxTotalBytes), int64(bot.DefaultFilesMaxTotalBytes)},
 		{"access.max_queued_per_user", configs.DefaultMaxQueuedPerUser, bot.DefaultMaxQueuedPerUser},
 		{"/effort levels", strings.Join(configs.ChatEfforts, ","), strings.Join(bot.Efforts, ",")},
+		{"agent.busy values", configs.BusyQueue + "," + configs.BusySteer, bot.BusyQueue + "," + bot.BusySteer},
 	} {
 		if c.got != c.owners {
 			t.Errorf("%s: configs has %v, its owner %v", c.what, c.got, c.owners)

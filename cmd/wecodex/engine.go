@@ -137,6 +137,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 		UpdateInterval:     cfg.Cards.UpdateInterval,
 		Files:              bot.FileLimits{MaxCount: cfg.Cards.Files.MaxCount, MaxBytes: cfg.Cards.Files.MaxBytes, MaxTotalBytes: cfg.Cards.Files.MaxTotalBytes},
 		ProgressStyle:      cfg.Cards.ProgressStyle,
+		Busy:               cfg.Agent.Busy,
 		MaxConcurrentTurns: cfg.Agent.MaxConcurrentTurns,
 		MaxQueuedPerUser:   cfg.Access.MaxQueuedPerUser,
 		Access: bot.Access{
@@ -239,6 +240,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 			OnRestart:       restarted,
 			FailInterrupted: !c.ContinueInterrupted,
 			IdleUnload:      c.IdleUnload,
+			SnapshotDir:     snapshotDir(cfg),
 		}
 		if sandbox != nil {
 			opts.Confine = sandbox.confine
@@ -314,4 +316,16 @@ func (e *engine) warnings() func() []string {
 		}
 		return ws
 	}
+}
+
+// snapshotDir is where Codex's threads keep the workspace snapshots /undo
+// puts files back from: root/.snapshots, beside the workspaces (no
+// workspace's name starts with a dot), so a conversation's sandbox reads
+// them no more than it reads another's workspace.
+func snapshotDir(cfg *configs.Config) string {
+	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
+	if err != nil || cfg.Agent.WorkspaceRoot == "" {
+		return ""
+	}
+	return filepath.Join(root, ".snapshots")
 }
