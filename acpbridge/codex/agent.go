@@ -656,11 +656,14 @@ type turnState struct {
 
 	done   chan struct{}
 	result turn // set before done is closed
+	// started is closed once the turn's id is known (turn/started): a
+	// steer waits for it.
+	started chan struct{}
 }
 
 func newTurn(parent context.Context, sink acpbridge.Sink) *turnState {
 	ctx, stop := context.WithCancel(parent)
-	return &turnState{sink: sink, ctx: ctx, stop: stop, done: make(chan struct{})}
+	return &turnState{sink: sink, ctx: ctx, stop: stop, done: make(chan struct{}), started: make(chan struct{})}
 }
 
 // activate records the id of the turn Codex reports started, and reports
@@ -672,6 +675,7 @@ func (ts *turnState) activate(id string) (interrupt bool) {
 		return false
 	}
 	ts.id = id
+	close(ts.started)
 	return ts.cancelRequested
 }
 

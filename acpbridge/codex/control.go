@@ -71,7 +71,8 @@ func (a *Agent) Compact(ctx context.Context, id acp.SessionId, sink acpbridge.Si
 
 // Steer adds text to the session's running turn (turn/steer): the model
 // reads it within that turn, and no turn starts for it. It returns
-// ErrNoRunningTurn when nothing runs, or the turn has not started yet.
+// ErrNoRunningTurn when nothing runs; a turn about to start is waited
+// for.
 func (a *Agent) Steer(ctx context.Context, id acp.SessionId, text string) error {
 	a.mu.Lock()
 	th, c := a.threads[string(id)], a.conn
@@ -80,15 +81,21 @@ func (a *Agent) Steer(ctx context.Context, id acp.SessionId, text string) error 
 		return ErrNoRunningTurn
 	}
 	ts := th.turn.Load()
-	if !ts.live() {
+	if ts == nil || ts.detached.Load() {
 		return ErrNoRunningTurn
+	}
+	// A Prompt's turn may still be loading its thread, or not be reported
+	// started yet; one that ends first (its ctx with it) takes no steer.
+	select {
+	case <-ts.started:
+	case <-ts.ctx.Done():
+		return ErrNoRunningTurn
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	ts.mu.Lock()
 	turnID := ts.id
 	ts.mu.Unlock()
-	if turnID == "" {
-		return ErrNoRunningTurn
-	}
 	err := c.call(ctx, "turn/steer", turnSteerParams{
 		ThreadID: th.id, ExpectedTurnID: turnID, Input: []userInput{{Type: "text", Text: text}},
 	}, nil)
