@@ -69,11 +69,21 @@ const (
 	actionReview  = "review"
 	actionCompact = "compact"
 	actionUndo    = "undo"
+	// actionSteer is no queued action: it names steering for agentCan.
+	actionSteer = "steer"
 )
 
 // controlActions are the commands that queue a turn, by the action it
 // runs.
 var controlActions = map[string]string{"/review": actionReview, "/compact": actionCompact, "/undo": actionUndo}
+
+// agentOffers is a /help filter: the control's line shows where the agent
+// can do it.
+func agentOffers(action string) func(in *intake) bool {
+	return func(in *intake) bool {
+		return agentCan(in.agent, action) && (action != actionSteer || in.steers != nil)
+	}
+}
 
 // runControl answers a session control that runs no turn (the others
 // never reach the command table: controlOf).
@@ -91,7 +101,7 @@ func agentCan(agent acpbridge.Agent, action string) bool {
 		_, ok = agent.(Compacter)
 	case actionUndo:
 		_, ok = agent.(Undoer)
-	case "steer":
+	case actionSteer:
 		_, ok = agent.(Steerer)
 	}
 	return ok
@@ -109,7 +119,7 @@ func (in *intake) controlOf(m *Message, text *string, cmd string, isCmd bool) (s
 		m.action = action
 		return false, false
 	}
-	if cmd == "/steer" && in.steers != nil && agentCan(in.agent, "steer") {
+	if cmd == "/steer" && in.steers != nil && agentCan(in.agent, actionSteer) {
 		if rest := commandArgs(*text); rest != "" {
 			*text = rest
 			return true, false
@@ -128,7 +138,7 @@ func commandArgs(text string) string {
 // agent cannot do it, or /steer came without text.
 func (in *intake) controlAnswer(m Message, cmd string) string {
 	if cmd == "/steer" {
-		if in.steers == nil || !agentCan(in.agent, "steer") {
+		if in.steers == nil || !agentCan(in.agent, actionSteer) {
 			return textCannotSteer
 		}
 		return textSteerUsage

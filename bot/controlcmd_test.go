@@ -106,6 +106,12 @@ func TestReviewStreamsAReviewCard(t *testing.T) {
 	if got := say(t, r.b, "r0", chattest.DM("bob"), "bob", "/review"); got != "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list." {
 		t.Errorf("bob's /review = %q", got)
 	}
+	help := say(t, r.b, "h1", dm, "alice", "/help")
+	for _, want := range []string{"\n- `/review` [`<what to look at>`] — ", "\n- `/compact` — ", "\n- `/undo` — ", "\n- `/steer <text>` — "} {
+		if !strings.Contains(help, want) {
+			t.Errorf("/help has no line %q:\n%s", want, help)
+		}
+	}
 	say(t, r.b, "r1", dm, "alice", "/review")
 	r.chat.WaitFor(t, dm, "finish")
 	if got, want := r.lastCard(t, dm), "card: /review | [thought: Reviewing: current changes] | Changing one to two is fine. | done"; got != want {
