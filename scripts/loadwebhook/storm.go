@@ -119,13 +119,18 @@ func (s storm) monitorRepeats(ctx context.Context, cb string, n int, check func(
 	if err != nil {
 		return "", err
 	}
-	total := 0
+	var sent, scripted int
 	var parts []string
 	for _, c := range slices.Sorted(maps.Keys(counts)) {
-		total += counts[c]
+		if strings.HasPrefix(c, "lua ") {
+			scripted += counts[c]
+		} else {
+			sent += counts[c]
+		}
 		parts = append(parts, fmt.Sprintf("%s %.2f", c, float64(counts[c])/float64(n)))
 	}
-	return fmt.Sprintf("%.2f Redis commands (%s; counted with MONITOR over %d repeats, this run's keys only)", float64(total)/float64(n), strings.Join(parts, ", "), n), nil
+	return fmt.Sprintf("%.2f Redis commands sent and %.2f run inside scripts (%s; counted with MONITOR over %d repeats, this run's keys only; a pipeline's commands share one round trip)",
+		float64(sent)/float64(n), float64(scripted)/float64(n), strings.Join(parts, ", "), n), nil
 }
 
 // monitor is a MONITOR connection counting the commands that name keys
@@ -205,13 +210,19 @@ func (m *monitor) stop(ctx context.Context) (map[string]int, error) {
 
 func (m *monitor) close() { m.conn.Close() }
 
-// commandOf is the command of one MONITOR line:
+// commandOf is the command of one MONITOR line, prefixed "lua " when a
+// script ran it:
 // 1700000000.123456 [0 127.0.0.1:5000] "HMGET" "key" ...
+// 1700000000.123457 [0 lua] "GET" "key"
 func commandOf(line string) string {
-	_, rest, ok := strings.Cut(line, "] \"")
+	client, rest, ok := strings.Cut(line, "] \"")
 	if !ok {
 		return "?"
 	}
 	cmd, _, _ := strings.Cut(rest, "\"")
-	return strings.ToUpper(cmd)
+	cmd = strings.ToUpper(cmd)
+	if strings.HasSuffix(client, " lua") {
+		return "lua " + cmd
+	}
+	return cmd
 }
