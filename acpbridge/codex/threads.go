@@ -20,8 +20,8 @@ type threadListParams struct {
 	// names the ones it may show, and never learns of any other.
 	IncludedThreadIDs []string `json:"includedThreadIds"`
 	Limit             int      `json:"limit"`
-	// SourceKinds: without it Codex lists only "interactive" sources,
-	// which may leave out the app-server's own threads.
+	// SourceKinds: Codex's default leaves out the app-server's own threads
+	// (sessionSources: those a person started, wecodex's among them).
 	SourceKinds []string `json:"sourceKinds"`
 }
 
@@ -34,11 +34,6 @@ type threadListResponse struct {
 		UpdatedAt int64   `json:"updatedAt"`
 	} `json:"data"`
 }
-
-// listedSources are the thread sources a conversation's threads come
-// from: the app-server's (wecodex's own), and a terminal's `codex resume`
-// of one.
-var listedSources = []string{"appServer", "cli", "vscode", "exec"}
 
 // ThreadInfo returns what Codex knows of the threads ids (at most
 // maxListedThreads of them), by id; a thread Codex does not know is left
@@ -55,7 +50,7 @@ func (a *Agent) ThreadInfo(ctx context.Context, ids []string) (map[string]acpbri
 		return nil, err
 	}
 	var r threadListResponse
-	if err := c.call(ctx, "thread/list", threadListParams{IncludedThreadIDs: ids, Limit: len(ids), SourceKinds: listedSources}, &r); err != nil {
+	if err := c.call(ctx, "thread/list", threadListParams{IncludedThreadIDs: ids, Limit: len(ids), SourceKinds: sessionSources}, &r); err != nil {
 		return nil, fmt.Errorf("codex thread/list: %w", err)
 	}
 	out := make(map[string]acpbridge.ThreadInfo, len(r.Data))
