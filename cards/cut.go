@@ -129,6 +129,18 @@ func (c *Card) cutCopy(end int) *Card {
 	return &k
 }
 
+// ContinueFrom is where a message continuing body starts when a stream
+// that can no longer be corrected (its platform expired it) showed
+// body[:shown]: at the start of the word shown falls in, so the
+// continuation opens with a whole word, repeating the part of it the
+// stream showed; shown itself when it is at a word boundary.
+func ContinueFrom(body string, shown int) int {
+	if shown <= 0 || shown >= len(body) {
+		return shown
+	}
+	return wordStart(body, shown)
+}
+
 // ContinuationLead opens a message that continues a card's answer after its
 // stream ended.
 const ContinuationLead = "_(continued from the card above)_"

@@ -174,9 +174,17 @@ func (p *Pusher) push(st *pushStream, s Snapshot) {
 	if !s.Finish {
 		return
 	}
+	// An expired stream's last frame may end inside a word that no frame
+	// can finish now: the rest starts at that word. The webhook instead
+	// cuts its last frame at a word (cards.StreamEnd), as it knows when its
+	// window ends; WeCom does not say when a long connection's does. A
+	// final frame the card cut for length ends where the card chose.
 	rest := ""
-	if st.shown < len(s.Body) {
-		rest = s.Body[st.shown:]
+	if from := st.shown; from < len(s.Body) {
+		if st.expired {
+			from = cards.ContinueFrom(s.Body, from)
+		}
+		rest = s.Body[from:]
 	}
 	p.markEnded(st)
 	for i, chunk := range cards.SplitMarkdown(rest, p.markdownMax-len(cards.ContinuationLead)-len(cards.FrameGap)) {

@@ -137,6 +137,30 @@ func TestPusherExpiredStreamContinuesBySendMsg(t *testing.T) {
 	}
 }
 
+// TestPusherExpiredMidWordContinuesAtTheWord: a stream WeCom expired after
+// a frame that ended inside a word continues with that whole word, then
+// the rest once, and no <think> markup (a continuation is no stream).
+func TestPusherExpiredMidWordContinuesAtTheWord(t *testing.T) {
+	r := newPushRig(t, Options{})
+	ctx := waitCtx(t)
+	body := "Final answer: ECHO[window-msg-0123456789] done."
+	r.p.Offer(r.snap(1, body, len("Final answer: ECHO[w"), false))
+	if _, err := r.srv.Wait(ctx, func(x wecomtest.Record) bool { return x.Kind == wecomtest.KindAck && x.ReqID == r.reqID }); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.ExpireStream(r.reqID)
+	r.p.Offer(r.snap(2, body, len(body), true))
+	<-r.ended
+	sends := r.srv.Requests(CmdSend)
+	want := cards.ContinuationLead + cards.FrameGap + "ECHO[window-msg-0123456789] done."
+	if len(sends) != 1 || sends[0].Markdown() != want || sends[0].Errcode != 0 {
+		t.Fatalf("aibot_send_msg = %+v, want one acked %q", sends, want)
+	}
+	if strings.Contains(sends[0].Markdown(), "<think>") {
+		t.Errorf("the continuation carries <think> markup: %q", sends[0].Markdown())
+	}
+}
+
 // TestPusherLongAnswerContinuesBySendMsg: what the final frame cannot show
 // follows by aibot_send_msg.
 func TestPusherLongAnswerContinuesBySendMsg(t *testing.T) {
