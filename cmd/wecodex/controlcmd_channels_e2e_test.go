@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wecodex/wecodex/bot"
+	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+)
+
+func controlScript() sm.Script {
+	return sm.ByPrompt(map[string][]sm.Response{
+		"keep this": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Kept."))},
+		"write the file": {
+			sm.Reply(sm.ExecCommand("call_w", "printf changed > notes.txt")),
+			sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Wrote it.")),
+		},
+		"CONTEXT CHECKPOINT COMPACTION": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "SUMMARY of the talk."))},
+	})
+}
+
+// checkControlCommands drives /undo and /compact on ch, a real wecodex
+// serve: /undo's card, as WeCom received it, names the undone turn and the
+// file it removed, which is gone from the workspace; /compact's says it
+// compacted, the model having been asked Codex's compaction; neither
+// command reaches the model as a prompt.
+func checkControlCommands(t *testing.T, ctx context.Context, e *e2e, ch chatChannel) {
+	t.Helper()
+	turn := func(text string, wants ...string) {
+		t.Helper()
+		got := ch.turn(t, ctx, text)
+		for _, want := range wants {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s's turn ended\n%q\nwant it to hold %q", text, got, want)
+			}
+		}
+		waitLeaseFree(t, ctx, e, ch.conv)
+	}
+	notes := filepath.Join(bot.WorkspaceDir(e.workspace, ch.conv), "notes.txt")
+	turn("keep this", "Kept.")
+	turn("write the file", "Wrote it.")
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "changed" {
+		t.Fatalf("the turn did not write notes.txt: %q %v", b, err)
+	}
+	turn("/undo", "Undid the last turn, which was asked: “write the file”", "Removed, as it had created them:", "`notes.txt`")
+	if _, err := os.Stat(notes); !os.IsNotExist(err) {
+		t.Errorf("notes.txt after /undo: %v, want it gone", err)
+	}
+	turn("/compact", "🗜 Compacted: Codex carries this conversation on from a summary of it.")
+	var asked []string
+	for _, r := range e.h.Server.ModelRequests() {
+		asked = append(asked, r.UserText)
+	}
+	if len(asked) != 4 || asked[0] != "keep this" || asked[1] != "write the file" || asked[2] != "write the file" || !strings.Contains(asked[3], "CONTEXT CHECKPOINT COMPACTION") {
+		t.Errorf("the model was asked %q, want the two turns' and Codex's compaction", asked)
+	}
+}
+
+func TestE2EControlCommandsOnTheWebhook(t *testing.T) {
+	e := newE2E(t, controlScript())
+	b := e.serve(t, "5m30s")
+	checkControlCommands(t, within(t, 3*time.Minute), e, webhookChat(b))
+}
+
+func TestE2EControlCommandsOnTheLongConnection(t *testing.T) {
+	e, srv := newLongConnE2E(t, controlScript())
+	a := e.serve(t, "5m30s")
+	ctx := within(t, 3*time.Minute)
+	subscribedBy(t, ctx, srv, a)
+	checkControlCommands(t, ctx, e, longConnChat(srv))
+}
+
+func TestE2EControlCommandsOnTheApp(t *testing.T) {
+	e := newE2E(t, controlScript())
+	_, api, cb := serveApp(t, e)
+	checkControlCommands(t, within(t, 3*time.Minute), e, appChat(api, cb))
+}
