@@ -29,13 +29,13 @@ func (e benchEnv) webhook() (map[int]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.webhookRun(ctx, sim, users("webhook-warmup", 1)); err != nil {
+	if _, err := e.webhookRun(ctx, p, sim, users("webhook-warmup", 1)); err != nil {
 		return nil, fmt.Errorf("warm-up: %w\n%s", err, p.Tail(20))
 	}
 	out := map[int]result{}
 	for _, n := range e.o.ns {
 		ctx, cancel := within()
-		r, err := e.webhookRun(ctx, sim, users(fmt.Sprintf("webhook-n%d", n), n))
+		r, err := e.webhookRun(ctx, p, sim, users(fmt.Sprintf("webhook-n%d", n), n))
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("N=%d: %w\n%s", n, err, p.Tail(20))
@@ -48,9 +48,10 @@ func (e benchEnv) webhook() (map[int]result, error) {
 
 // webhookRun sends one message from each user at once and follows each
 // stream at the simulator's cadence until it finishes.
-func (e benchEnv) webhookRun(ctx context.Context, sim *wecomtest.Sim, us []string) (result, error) {
+func (e benchEnv) webhookRun(ctx context.Context, p *serveproc.Proc, sim *wecomtest.Sim, us []string) (result, error) {
 	r := result{first: make([]time.Duration, len(us)), done: make([]time.Duration, len(us))}
 	errs := make([]error, len(us))
+	streams, starts := make([]string, len(us)), make([]time.Time, len(us))
 	var wg sync.WaitGroup
 	for i, u := range us {
 		wg.Add(1)
@@ -62,6 +63,7 @@ func (e benchEnv) webhookRun(ctx context.Context, sim *wecomtest.Sim, us []strin
 				errs[i] = err
 				return
 			}
+			streams[i], starts[i] = st.ID, start
 			final, err := sim.Follow(ctx, st.ID, e.o.refresh, func(f wecomtest.Frame) {
 				if r.first[i] == 0 && strings.Contains(f.Content, firstWords) {
 					r.first[i] = time.Since(start)
@@ -79,7 +81,28 @@ func (e benchEnv) webhookRun(ctx context.Context, sim *wecomtest.Sim, us []strin
 	}
 	wg.Wait()
 	r.load = serveproc.LoadAvg()
+	r.started = turnsStarted(p, streams, starts)
 	return r, errors.Join(errs...)
+}
+
+// turnsStarted is, for each stream, the time from its callback to the
+// replica's "turn started" line for it.
+func turnsStarted(p *serveproc.Proc, streams []string, starts []time.Time) []time.Duration {
+	at := map[string]time.Time{}
+	for _, l := range p.Lines("turn started") {
+		s, _ := l["stream"].(string)
+		ts, _ := l["time"].(string)
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil && s != "" {
+			at[s] = t
+		}
+	}
+	var out []time.Duration
+	for i, s := range streams {
+		if t, ok := at[s]; ok {
+			out = append(out, t.Sub(starts[i]))
+		}
+	}
+	return out
 }
 
 // longConn runs every N on one replica holding the long connection to the
@@ -98,13 +121,13 @@ func (e benchEnv) longConn() (map[int]result, error) {
 	if _, err := p.WaitLog(ctx, "wecom long connection subscribed"); err != nil {
 		return nil, err
 	}
-	if _, err := e.longConnRun(ctx, srv, users("longconn-warmup", 1)); err != nil {
+	if _, err := e.longConnRun(ctx, p, srv, users("longconn-warmup", 1)); err != nil {
 		return nil, fmt.Errorf("warm-up: %w\n%s", err, p.Tail(20))
 	}
 	out := map[int]result{}
 	for _, n := range e.o.ns {
 		ctx, cancel := within()
-		r, err := e.longConnRun(ctx, srv, users(fmt.Sprintf("longconn-n%d", n), n))
+		r, err := e.longConnRun(ctx, p, srv, users(fmt.Sprintf("longconn-n%d", n), n))
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("N=%d: %w\n%s", n, err, p.Tail(20))
@@ -117,9 +140,10 @@ func (e benchEnv) longConn() (map[int]result, error) {
 
 // longConnRun pushes one message from each user at once and times the
 // frames of each reply as they reach the server's socket.
-func (e benchEnv) longConnRun(ctx context.Context, srv *wecomtest.LongConnServer, us []string) (result, error) {
+func (e benchEnv) longConnRun(ctx context.Context, p *serveproc.Proc, srv *wecomtest.LongConnServer, us []string) (result, error) {
 	r := result{first: make([]time.Duration, len(us)), done: make([]time.Duration, len(us))}
 	errs := make([]error, len(us))
+	streams, starts := make([]string, len(us)), make([]time.Time, len(us))
 	from := len(srv.Records())
 	var wg sync.WaitGroup
 	for i, u := range us {
@@ -148,6 +172,7 @@ func (e benchEnv) longConnRun(ctx context.Context, srv *wecomtest.LongConnServer
 				return
 			}
 			r.first[i], r.done[i] = first.At.Sub(start), final.At.Sub(start)
+			streams[i], starts[i] = first.Stream().ID, start
 			if !strings.Contains(final.Stream().Content, e.answer) {
 				errs[i] = fmt.Errorf("%s's finished card lacks the answer: %.300q", u, final.Stream().Content)
 			}
@@ -155,5 +180,6 @@ func (e benchEnv) longConnRun(ctx context.Context, srv *wecomtest.LongConnServer
 	}
 	wg.Wait()
 	r.load = serveproc.LoadAvg()
+	r.started = turnsStarted(p, streams, starts)
 	return r, errors.Join(errs...)
 }

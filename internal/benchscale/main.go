@@ -74,7 +74,12 @@ func main() {
 // result is one N on one channel: per conversation, from the callback.
 type result struct {
 	first, done []time.Duration
-	load        string // load average after the run
+	// started is callback → the replica's "turn started" log line, logged
+	// once the Codex session is open: intake, queue, scheduler and
+	// thread/start; the rest of first is the prompt to Codex's first
+	// event and its frame.
+	started []time.Duration
+	load    string // load average after the run
 }
 
 func run(o options) error {
@@ -109,14 +114,15 @@ func run(o options) error {
 		}
 		results[ch] = r
 	}
-	fmt.Printf("\n%-9s %3s  %-19s %-19s %s\n", "channel", "N", "first p50 / p99 s", "finish p50 / p99 s", "load average after")
+	fmt.Printf("\n%-9s %3s  %-19s %-19s %-19s %s\n", "channel", "N", "first p50 / p99 s", "finish p50 / p99 s", "started p50 / p99 s", "load average after")
 	for _, ch := range strings.Split(o.channels, ",") {
 		for _, n := range o.ns {
 			r := results[ch][n]
-			fmt.Printf("%-9s %3d  %6.2f / %-10.2f %6.2f / %-10.2f %s\n", ch, n,
-				pct(r.first, 50), pct(r.first, 99), pct(r.done, 50), pct(r.done, 99), r.load)
+			fmt.Printf("%-9s %3d  %6.2f / %-10.2f %6.2f / %-10.2f %6.2f / %-10.2f %s\n", ch, n,
+				pct(r.first, 50), pct(r.first, 99), pct(r.done, 50), pct(r.done, 99), pct(r.started, 50), pct(r.started, 99), r.load)
 		}
 	}
+	fmt.Println("started = callback → the replica's \"turn started\" log line (intake, queue, scheduler, Codex's thread/start); first − started is turn/start to Codex's first event, and its frame")
 	for _, ch := range strings.Split(o.channels, ",") {
 		r, ok := results[ch][goalN]
 		if !ok {
