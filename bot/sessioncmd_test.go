@@ -3,6 +3,8 @@ package bot_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +271,29 @@ func TestResumeStaysInItsProject(t *testing.T) {
 	r.turn(t, "m3", dm, "alice", "api again")
 	if body := requestFor(t, r.h, "api again"); !strings.Contains(body, "in api") || strings.Contains(body, "in web") {
 		t.Fatalf("the resumed api session's request:\n%s", body)
+	}
+}
+
+// A fork Codex cannot make (the session's rollout is gone) is answered
+// as such, and the conversation stays on its session.
+func TestForkCodexCannotMake(t *testing.T) {
+	h := codextest.Start(t, sm.ByPrompt(map[string][]sm.Response{"gone soon": answer("G1")}))
+	st := testenv.OpenStores(t, testenv.Prefix(t, "botsessions"))
+	r := startSessionReplica(t, "replica-a", h, st)
+	dm := chattest.DM("alice")
+	r.turn(t, "m1", dm, "alice", "gone soon")
+	before, _, _ := st.Conversation(t.Context(), dm.Key())
+	rollouts, err := filepath.Glob(filepath.Join(h.Home, "sessions", "*", "*", "*", "rollout-*"+before+".jsonl"))
+	if err != nil || len(rollouts) != 1 {
+		t.Fatalf("rollouts of %s: %v (%v), want one", before, rollouts, err)
+	}
+	if err := os.Remove(rollouts[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.say(t, "f1", dm, "alice", "/fork 1"), "Session 1 could not be forked (the log says why): this conversation stays on its session."; got != want {
+		t.Fatalf("/fork 1 = %q, want %q", got, want)
+	}
+	if after, _, _ := st.Conversation(t.Context(), dm.Key()); after != before {
+		t.Fatalf("after a failed fork the conversation is on %q, want %q", after, before)
 	}
 }
