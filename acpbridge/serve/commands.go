@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -14,12 +15,35 @@ import (
 // The slash commands serve handles itself, never sending them to the agent
 // as a prompt; the client learns them from available_commands_update. They
 // are the chat's names for the same settings (the bot's /mode, /model,
-// /effort, /status).
-var commands = []acp.AvailableCommand{
+// /effort, /status), and /review and /compact when the agent can run them.
+var settingCommands = []acp.AvailableCommand{
 	{Name: "mode", Description: "Show or switch the session's mode: read-only, workspace or full.", Input: hint("read-only | workspace | full")},
 	{Name: "model", Description: "Show the models or switch the session's.", Input: hint("model id")},
 	{Name: "effort", Description: "Switch the session's reasoning effort.", Input: hint("low | medium | high")},
 	{Name: "status", Description: "Show the session's mode, model and reasoning effort."},
+}
+
+// The agent's own turns a command starts, offered when the agent has them
+// (the Codex bridge: review/start, thread/compact/start).
+type (
+	reviewer interface {
+		Review(ctx context.Context, id acp.SessionId, instructions string, sink acpbridge.Sink) (acp.StopReason, error)
+	}
+	compacter interface {
+		Compact(ctx context.Context, id acp.SessionId, sink acpbridge.Sink) (acp.StopReason, error)
+	}
+)
+
+// commands are the commands this agent's sessions have.
+func (s *server) commands() []acp.AvailableCommand {
+	out := slices.Clone(settingCommands)
+	if _, ok := s.agent.(reviewer); ok {
+		out = append(out, acp.AvailableCommand{Name: "review", Description: "Review the uncommitted changes, or what the instructions ask.", Input: hint("optional review instructions")})
+	}
+	if _, ok := s.agent.(compacter); ok {
+		out = append(out, acp.AvailableCommand{Name: "compact", Description: "Summarize the conversation so far to free the context."})
+	}
+	return out
 }
 
 func hint(h string) *acp.AvailableCommandInput {
@@ -29,9 +53,10 @@ func hint(h string) *acp.AvailableCommandInput {
 // command is a prompt that names one of commands: "/mode full".
 type command struct{ name, arg string }
 
-// parseCommand reports whether a prompt is one of commands: one text block
-// starting with "/" and a known name. Any other "/word" is the agent's.
-func parseCommand(blocks []acp.ContentBlock) (command, bool) {
+// parseCommand reports whether a prompt is one of the session's commands:
+// one text block starting with "/" and a known name. Any other "/word" is
+// the agent's.
+func (s *server) parseCommand(blocks []acp.ContentBlock) (command, bool) {
 	if len(blocks) != 1 || blocks[0].Text == nil {
 		return command{}, false
 	}
@@ -40,7 +65,7 @@ func parseCommand(blocks []acp.ContentBlock) (command, bool) {
 		return command{}, false
 	}
 	name, arg, _ := strings.Cut(text, " ")
-	for _, c := range commands {
+	for _, c := range s.commands() {
 		if c.Name == name {
 			return command{name: name, arg: strings.TrimSpace(arg)}, true
 		}
@@ -63,7 +88,7 @@ func (s *server) announceCommands(id acp.SessionId, q *outbox) {
 		return
 	}
 	q.push(acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{
-		SessionUpdate: "available_commands_update", AvailableCommands: commands,
+		SessionUpdate: "available_commands_update", AvailableCommands: s.commands(),
 	}})
 }
 
@@ -71,6 +96,9 @@ func (s *server) announceCommands(id acp.SessionId, q *outbox) {
 // refused value is said there too, as the turn's answer, not as a protocol
 // error.
 func (s *server) runCommand(ctx context.Context, id acp.SessionId, cmd command, q *outbox) (acp.PromptResponse, error) {
+	if cmd.name == "review" || cmd.name == "compact" {
+		return s.runAgentTurn(id, cmd, q)
+	}
 	reply, opts, err := s.commandReply(id, cmd)
 	if err != nil {
 		reply = err.Error()
@@ -86,6 +114,26 @@ func (s *server) runCommand(ctx context.Context, id acp.SessionId, cmd command, 
 		return acp.PromptResponse{}, fmt.Errorf("send the command's answer: %w", err)
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// runAgentTurn runs /review or /compact as the agent's own turn on the
+// session, streamed like a prompt's (and cancelled the same way).
+func (s *server) runAgentTurn(id acp.SessionId, cmd command, q *outbox) (acp.PromptResponse, error) {
+	s.log.Info("session command", "session", id, "command", cmd.name)
+	var reason acp.StopReason
+	var err error
+	if cmd.name == "review" {
+		reason, err = s.agent.(reviewer).Review(s.ctx, id, cmd.arg, s.sink(q))
+	} else {
+		reason, err = s.agent.(compacter).Compact(s.ctx, id, s.sink(q))
+	}
+	if ferr := q.flush(s.ctx); ferr != nil && err == nil {
+		err = fmt.Errorf("send the %s turn's updates: %w", cmd.name, ferr)
+	}
+	if err != nil {
+		return acp.PromptResponse{}, fmt.Errorf("/%s: %w", cmd.name, err)
+	}
+	return acp.PromptResponse{StopReason: reason}, nil
 }
 
 // commandReply is a command's answer, and the options when it changed them.

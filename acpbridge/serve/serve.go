@@ -208,7 +208,7 @@ func (s *server) Prompt(ctx context.Context, req acp.PromptRequest) (acp.PromptR
 	})
 	defer stop()
 	s.announceCommands(req.SessionId, q)
-	if cmd, ok := parseCommand(req.Prompt); ok {
+	if cmd, ok := s.parseCommand(req.Prompt); ok {
 		return s.runCommand(ctx, req.SessionId, cmd, q)
 	}
 	p, err := prompt(req.Prompt, s.cwdOf(req.SessionId))

@@ -31,7 +31,11 @@ func currentValues(opts []acp.SessionConfigOption) []string {
 // set_config_option and by the /mode command (answered without a turn), and
 // sent with the next turn; session/list lists the session.
 func TestSessionControlsOnCodex(t *testing.T) {
-	h := codextest.Start(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "done"))))
+	review := `{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"Nothing to fix.","overall_confidence_score":0.9}`
+	h := codextest.Start(t, sm.Sequence(
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "done")),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, review)),
+	))
 	agent := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv()})
 	t.Cleanup(func() { agent.Close() })
 	conn, tap := serveOverPipes(t, agent, &wireClient{})
@@ -78,7 +82,7 @@ func TestSessionControlsOnCodex(t *testing.T) {
 		t.Fatalf("/mode full = %v, %v", resp, err)
 	}
 	lines := tap.take()
-	if len(lines) != 4 || !strings.Contains(lines[0], "available_commands_update") || !strings.Contains(lines[1], `"currentValue":"full"`) ||
+	if len(lines) != 4 || !strings.Contains(lines[0], `"name":"status"},{"description":"Review the uncommitted changes, or what the instructions ask.","input":{"hint":"optional review instructions"},"name":"review"},{"description":"Summarize the conversation so far to free the context.","name":"compact"}],"sessionUpdate":"available_commands_update"`) || !strings.Contains(lines[1], `"currentValue":"full"`) ||
 		!strings.Contains(lines[2], `"text":"Mode: full (modes: read-only, workspace, full)."`) || lines[3] != `response {"stopReason":"end_turn"}` {
 		t.Errorf("/mode full on the wire:\n%s", strings.Join(lines, "\n"))
 	}
@@ -95,6 +99,25 @@ func TestSessionControlsOnCodex(t *testing.T) {
 	}
 	if got := reqs[0].Model + " " + reqs[0].Effort + ", " + reqs[0].Permissions(); got != sm.Model+" high, danger-full-access, approval never" {
 		t.Errorf("the turn ran %q", got)
+	}
+
+	// /review is Codex's own review, a turn of its own: the review is the
+	// answer.
+	tap.take()
+	if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock("/review the greeting")}}); err != nil {
+		t.Fatal(err)
+	}
+	var answer []string
+	for _, l := range tap.take() {
+		if strings.Contains(l, `"agent_message_chunk"`) {
+			answer = append(answer, l)
+		}
+	}
+	if len(answer) != 1 || !strings.Contains(answer[0], `"text":"Nothing to fix."`) {
+		t.Errorf("/review answer %q", answer)
+	}
+	if reqs := h.Server.ModelRequests(); len(reqs) != 2 || !strings.Contains(reqs[1].UserText, "the greeting") {
+		t.Errorf("/review's model request: %d requests", len(reqs))
 	}
 
 	list, err := conn.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &h.Workspace})
