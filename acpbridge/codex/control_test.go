@@ -153,7 +153,8 @@ func TestUndoRevertsTheLastTurnAndItsFiles(t *testing.T) {
 		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "wrote them")),
 		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "after undo")),
 	)
-	a, h := newAgent(t, script, scriptedmodel.HomeOptions{}, Options{SnapshotDir: t.TempDir()})
+	snaps := t.TempDir()
+	a, h := newAgent(t, script, scriptedmodel.HomeOptions{}, Options{SnapshotDir: snaps})
 	cwd := t.TempDir()
 	for name, text := range map[string]string{"a.txt": "original", "c.txt": "doomed"} {
 		if err := os.WriteFile(filepath.Join(cwd, name), []byte(text), 0o644); err != nil {
@@ -194,5 +195,15 @@ func TestUndoRevertsTheLastTurnAndItsFiles(t *testing.T) {
 		if strings.Contains(body, gone) {
 			t.Errorf("the next request still carries %q of the undone turn", gone)
 		}
+	}
+	// The thread's snapshots, copies of its files, go when it is deleted.
+	if _, err := os.Stat(filepath.Join(snaps, string(id)+".git", "HEAD")); err != nil {
+		t.Fatalf("the thread's snapshots: %v", err)
+	}
+	if err := a.DeleteThread(ctx, string(id)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(snaps, string(id)+".git")); !os.IsNotExist(err) {
+		t.Errorf("the deleted thread's snapshots: %v, want them gone", err)
 	}
 }

@@ -97,6 +97,9 @@ func (a *Agent) DeleteThread(ctx context.Context, id string) error {
 	if err := c.call(ctx, "thread/delete", threadDeleteParams{ThreadID: id}, nil); err != nil {
 		return fmt.Errorf("codex thread/delete %s: %w", id, err)
 	}
+	if err := a.dropSnapshots(id); err != nil { // undo.go
+		return err
+	}
 	a.mu.Lock()
 	if th := a.threads[id]; th != nil {
 		if th.idle != nil {

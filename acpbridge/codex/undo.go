@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"fmt"
+	"os"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -137,6 +138,19 @@ func (a *Agent) restoreFiles(ctx context.Context, th *thread, u acpbridge.Undone
 		return u, fmt.Errorf("put back the files of codex turn %s: %w", u.TurnID, err)
 	}
 	return u, nil
+}
+
+// dropSnapshots removes a deleted thread's snapshots: they hold copies of
+// its workspace's files, which must go with it.
+func (a *Agent) dropSnapshots(threadID string) error {
+	s, ok := a.snapshotterFor(threadID, "-")
+	if !ok {
+		return nil
+	}
+	if err := os.RemoveAll(s.gitDir); err != nil {
+		return fmt.Errorf("remove the workspace snapshots of codex thread %s: %w", threadID, err)
+	}
+	return nil
 }
 
 // promptOf is the text of a turn's first user message.

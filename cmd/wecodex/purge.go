@@ -76,7 +76,8 @@ func purgeWith(ctx context.Context, cfg *configs.Config, db *store.DB, who strin
 		if err != nil {
 			return err
 		}
-		a := codex.New(codex.Options{Bin: cfg.Agent.Codex.Bin, Env: env, Config: withHistoryRetention(nil, cfg.Retention), Logger: log})
+		a := codex.New(codex.Options{Bin: cfg.Agent.Codex.Bin, Env: env, Config: withHistoryRetention(nil, cfg.Retention), Logger: log,
+			SnapshotDir: snapshotDir(cfg)}) // /undo's copies of the threads' files go with them
 		defer a.Close()
 		o.Agent = a
 	} else {
