@@ -103,52 +103,70 @@ func sessionsText(list []sessionEntry, current string) string {
 	return b.String()
 }
 
+// picked is the session /resume or /fork took from the list.
+type picked struct {
+	sessionEntry
+	n int
+	// current is the session the conversation is on now; cwd is where
+	// the picked one works.
+	current, cwd string
+}
+
 // pickSession is the session /resume or /fork names by its number in the
 // conversation's list; refusal, when not empty, is the answer instead.
 // Only a number is taken: a session id someone typed (guessed, or seen in
 // another conversation) never reaches the agent.
-func (in *intake) pickSession(ctx context.Context, m Message, word string) (e sessionEntry, n int, refusal string, err error) {
+func (in *intake) pickSession(ctx context.Context, m Message, word string) (p picked, refusal string, err error) {
 	conv := m.Conversation.Key()
 	args := strings.Fields(m.Text)[1:]
-	n, perr := 0, error(nil)
 	if len(args) == 1 {
-		n, perr = strconv.Atoi(args[0])
+		p.n, err = strconv.Atoi(args[0])
 	}
-	if len(args) != 1 || perr != nil || n < 1 {
-		return e, 0, fmt.Sprintf(textPickUsage, word), nil
+	if len(args) != 1 || err != nil || p.n < 1 {
+		return p, fmt.Sprintf(textPickUsage, word), nil
 	}
-	_, token, err := in.store.Lease(ctx, conv)
-	if err != nil {
-		return e, n, "", err
-	}
-	if token != 0 {
-		return e, n, fmt.Sprintf(textPickBusy, word, n), nil
+	if _, token, err := in.store.Lease(ctx, conv); err != nil || token != 0 {
+		return p, fmt.Sprintf(textPickBusy, word, p.n), err
 	}
 	list, err := in.sessionList(ctx, conv)
-	if err != nil {
-		return e, n, "", err
+	switch {
+	case err != nil:
+		return p, "", err
+	case len(list) == 0:
+		return p, textNoSessions, nil
+	case p.n > len(list):
+		return p, fmt.Sprintf(textNoSuchSession, p.n, len(list)), nil
 	}
-	if n > len(list) {
-		if len(list) == 0 {
-			return e, n, textNoSessions, nil
-		}
-		return e, n, fmt.Sprintf(textNoSuchSession, n, len(list)), nil
+	p.sessionEntry = list[p.n-1]
+	if refusal, err := in.elsewhere(ctx, m, p, word); refusal != "" || err != nil {
+		return p, refusal, err
 	}
-	e = list[n-1]
-	project, err := currentProject(ctx, in.cfg.Projects, in.store, m.Conversation, m.User)
-	if err != nil {
-		return e, n, "", err
+	if p.current, p.cwd, err = in.store.Conversation(ctx, conv); err != nil {
+		return p, "", err
 	}
+	if p.rec.Cwd != "" {
+		p.cwd = p.rec.Cwd
+	}
+	return p, "", nil
+}
+
+// elsewhere is the refusal of a session that worked in another project
+// than the conversation does now: continued here, it would run in a
+// directory the conversation no longer works in.
+func (in *intake) elsewhere(ctx context.Context, m Message, p picked, word string) (string, error) {
 	// A session used before wecodex kept records has none to check; it
 	// was the conversation's where it worked then.
-	recorded := e.rec.Created != 0
-	switch {
-	case in.cfg.Projects == nil || !recorded || e.rec.Project == project:
-		return e, n, "", nil
-	case e.rec.Project == "":
-		return e, n, fmt.Sprintf(textOwnWorkspace, n), nil
+	if in.cfg.Projects == nil || p.rec.Created == 0 {
+		return "", nil
 	}
-	return e, n, fmt.Sprintf(textOtherProject, n, e.rec.Project, e.rec.Project, word, n), nil
+	project, err := currentProject(ctx, in.cfg.Projects, in.store, m.Conversation, m.User)
+	switch {
+	case err != nil || p.rec.Project == project:
+		return "", err
+	case p.rec.Project == "":
+		return fmt.Sprintf(textOwnWorkspace, p.n), nil
+	}
+	return fmt.Sprintf(textOtherProject, p.n, p.rec.Project, p.rec.Project, word, p.n), nil
 }
 
 func runResume(ctx context.Context, in *intake, _ Channel, m Message, word string) (string, error) {
@@ -156,26 +174,19 @@ func runResume(ctx context.Context, in *intake, _ Channel, m Message, word strin
 		return textSessionsUnavailable, nil
 	}
 	conv := m.Conversation.Key()
-	e, n, refusal, err := in.pickSession(ctx, m, word)
+	p, refusal, err := in.pickSession(ctx, m, word)
 	if err != nil || refusal != "" {
 		return refusal, wrapCmd(word, conv, err)
 	}
-	current, cwd, err := in.store.Conversation(ctx, conv)
-	if err != nil {
+	if p.id == p.current {
+		return fmt.Sprintf(textResumeCurrent, p.n), nil
+	}
+	if err := in.switchSession(ctx, conv, p.id, p.cwd, nil); err != nil {
 		return "", wrapCmd(word, conv, err)
 	}
-	if e.id == current {
-		return fmt.Sprintf(textResumeCurrent, n), nil
-	}
-	if e.rec.Cwd != "" {
-		cwd = e.rec.Cwd
-	}
-	if err := in.switchSession(ctx, conv, e.id, cwd, nil); err != nil {
-		return "", wrapCmd(word, conv, err)
-	}
-	in.log.Info("session resumed", "conv", conv, "user", m.User, "session", e.id)
-	in.auditSetting(ctx, m, "session", "resume "+e.id)
-	return fmt.Sprintf(textResumed, n, e.label()), nil
+	in.log.Info("session resumed", "conv", conv, "user", m.User, "session", p.id)
+	in.auditSetting(ctx, m, "session", "resume "+p.id)
+	return fmt.Sprintf(textResumed, p.n, p.label()), nil
 }
 
 func runFork(ctx context.Context, in *intake, _ Channel, m Message, word string) (string, error) {
@@ -186,29 +197,22 @@ func runFork(ctx context.Context, in *intake, _ Channel, m Message, word string)
 		return textForkUnavailable, nil
 	}
 	conv := m.Conversation.Key()
-	e, n, refusal, err := in.pickSession(ctx, m, word)
+	p, refusal, err := in.pickSession(ctx, m, word)
 	if err != nil || refusal != "" {
 		return refusal, wrapCmd(word, conv, err)
 	}
-	_, cwd, err := in.store.Conversation(ctx, conv)
+	fork, err := in.cfg.Threads.ForkThread(ctx, acp.SessionId(p.id), p.cwd)
 	if err != nil {
+		in.log.Warn("fork a session", "conv", conv, "session", p.id, "err", err)
+		return fmt.Sprintf(textForkFailed, p.n), nil
+	}
+	rec := threadRecord{First: p.label(), Project: p.rec.Project, Cwd: p.cwd, ForkOf: p.id, Created: time.Now().UnixMilli()}
+	if err := in.switchSession(ctx, conv, string(fork), p.cwd, &rec); err != nil {
 		return "", wrapCmd(word, conv, err)
 	}
-	if e.rec.Cwd != "" {
-		cwd = e.rec.Cwd
-	}
-	fork, err := in.cfg.Threads.ForkThread(ctx, acp.SessionId(e.id), cwd)
-	if err != nil {
-		in.log.Warn("fork a session", "conv", conv, "session", e.id, "err", err)
-		return fmt.Sprintf(textForkFailed, n), nil
-	}
-	rec := threadRecord{First: e.label(), Project: e.rec.Project, Cwd: cwd, ForkOf: e.id, Created: time.Now().UnixMilli()}
-	if err := in.switchSession(ctx, conv, string(fork), cwd, &rec); err != nil {
-		return "", wrapCmd(word, conv, err)
-	}
-	in.log.Info("session forked", "conv", conv, "user", m.User, "session", e.id, "fork", fork)
-	in.auditSetting(ctx, m, "session", "fork "+e.id+" as "+string(fork))
-	return fmt.Sprintf(textForked, n, e.label()), nil
+	in.log.Info("session forked", "conv", conv, "user", m.User, "session", p.id, "fork", fork)
+	in.auditSetting(ctx, m, "session", "fork "+p.id+" as "+string(fork))
+	return fmt.Sprintf(textForked, p.n, p.label()), nil
 }
 
 // switchSession makes session id, working in cwd, the conversation's, and
