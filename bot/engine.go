@@ -181,6 +181,7 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	if steers, ok := st.Queue.(SteerStore); ok {
 		in.steers, sched.steers = steers, steers
 	}
+	sched.push = in.push
 	return &Engine{cfg: cfg, channels: cs, intake: in, sched: sched, runner: runner, approve: ap}, nil
 }
 

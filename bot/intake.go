@@ -77,6 +77,9 @@ type queued struct {
 	// Action, when set, is the session control the turn runs instead of
 	// a prompt of Text (controlcmd.go).
 	Action string `json:"action,omitempty"`
+	// Rerun is a pushed turn's RerunIfLost: a replica that finds it
+	// orphaned pushes it once more.
+	Rerun bool `json:"rerun,omitempty"`
 }
 
 // conversation is the conversation q was queued in.
@@ -225,6 +228,11 @@ func (in *intake) enqueue(ctx context.Context, log *slog.Logger, ch Channel, m M
 	// Counted before it is queued: two replicas taking one user's messages
 	// at once must not both find room for the last place.
 	room, uncount, err := in.reserveBacklog(ctx, log, m)
+	if m.rerun {
+		// It takes the place of a turn that was let in and lost: it is no
+		// new message of its sender's.
+		room, uncount, err = true, func() {}, nil
+	}
 	if err != nil {
 		return Receipt{}, err
 	}

@@ -45,6 +45,9 @@ type Message struct {
 	// action is set by intake for a session control that runs as a turn
 	// (/review, /compact, /undo: controlcmd.go).
 	action string
+	// rerunIfLost is Pushed.RerunIfLost; rerun marks the second run of a
+	// lost turn, which its sender's backlog does not count.
+	rerunIfLost, rerun bool
 }
 
 // StripMention removes the leading "@name" mentions a group chat puts in front

@@ -34,6 +34,9 @@ type scheduler struct {
 	// steers brings /steer to the turns this replica runs (steer.go); nil
 	// when the store cannot.
 	steers SteerStore
+	// push queues a pushed turn (intake.push), to run again an orphaned
+	// turn that asked for it.
+	push func(ctx context.Context, p Pushed, rerun bool) (Receipt, error)
 
 	drainState
 
@@ -252,6 +255,7 @@ func (s *scheduler) tryStart(ctx context.Context, conv string) {
 	if orphan != nil {
 		s.runner.failOrphan(ctx, conv, owner, orphan)
 		s.leftBacklogItem(ctx, orphan) // it may have died waiting for a turn slot
+		s.rerunOrphan(ctx, orphan)     // push.go
 	}
 	if token == 0 {
 		if queued == 0 {

@@ -23,6 +23,9 @@ const (
 	// textServerLost is the failure on the card of a turn whose server
 	// stopped (crashed, killed, lost) before finishing it.
 	textServerLost = "the server running this turn stopped before it finished. Send the message again."
+	// textServerLostRerun is that failure for a turn that runs once more
+	// (a schedule's missed: once).
+	textServerLostRerun = "the server running this turn stopped before it finished. It runs once more."
 	// textLegacyQueued is the failure on the card of a message that waited
 	// across the upgrade that namespaced conversation keys.
 	textLegacyQueued = "the bot was upgraded while this message waited. Send the message again."

@@ -336,7 +336,11 @@ func (r *turnRunner) failOrphan(ctx context.Context, conv, owner string, item []
 	// The card asks for the message again: it is not run, so its
 	// attachments serve no turn.
 	defer r.forgetAttachments(ctx, log, q)
-	saved, err := r.showFailed(ctx, q, textServerLost)
+	text := textServerLost
+	if q.Rerun {
+		text = textServerLostRerun
+	}
+	saved, err := r.showFailed(ctx, q, text)
 	switch {
 	case err != nil:
 		log.Error("mark the turn of a stopped replica failed", "err", err)

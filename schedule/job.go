@@ -52,6 +52,9 @@ type Turn struct {
 	Mode    string
 	// Source names what fired, for logs: "schedule <id>" or "trigger <name>".
 	Source string
+	// RerunIfLost runs the turn once more when the replica running it dies
+	// before it finishes: a missed: once schedule's slots.
+	RerunIfLost bool
 }
 
 // slotTurn is the turn j starts for its slot at.
@@ -59,6 +62,7 @@ func (j Job) slotTurn(at time.Time) Turn {
 	t := j.Turn
 	t.ID = fmt.Sprintf("schedule:%s:%d", j.ID, at.Unix())
 	t.Source = "schedule " + j.ID
+	t.RerunIfLost = j.Missed == MissedOnce
 	return t
 }
 
