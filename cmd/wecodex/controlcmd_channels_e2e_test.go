@@ -10,6 +10,7 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 func controlScript() sm.Script {
@@ -78,4 +79,41 @@ func TestE2EControlCommandsOnTheApp(t *testing.T) {
 	e := newE2E(t, controlScript())
 	_, api, cb := serveApp(t, e)
 	checkControlCommands(t, within(t, 3*time.Minute), e, appChat(api, cb))
+}
+
+// /steer on the webhook while a turn is held mid-answer: its reply waits,
+// then says it was added; the model reads it in that same turn, whose
+// card's progress shows it, and no second turn starts.
+func TestE2ESteerOnTheWebhook(t *testing.T) {
+	gate := sm.NewGate()
+	e := newE2E(t, sm.Sequence(
+		sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, "Work", "ing.")).WithHold(1, gate),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Did X too.")),
+	))
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 3*time.Minute)
+	turn, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "start"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-gate.Reached()
+	steer, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "/steer also do X"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, _ := follow(t, ctx, b.sim, steer.ID)
+	if last.Content != "➕ Added to the running turn: its card shows it." {
+		t.Errorf("the steer's reply ended %q", last.Content)
+	}
+	gate.Release()
+	card, _ := follow(t, ctx, b.sim, turn.ID)
+	for _, want := range []string{"➕ also do X", "Did X too."} {
+		if !strings.Contains(card.Content, want) {
+			t.Errorf("the turn's card ended %q, want it to hold %q", card.Content, want)
+		}
+	}
+	reqs := e.h.Server.ModelRequests()
+	if len(reqs) != 2 || reqs[0].UserText != "start" || reqs[1].UserText != "also do X" {
+		t.Errorf("%d model requests, want the turn's and the steer's in it", len(reqs))
+	}
 }
