@@ -218,7 +218,10 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 	ask := ApprovalAsk{ID: id, Conversation: s.turn.conversation(), Requester: rec.Requester, What: short, Turn: s.turn.turn(),
 		Approvers: a.cfg.Access.approvers(), Deciders: a.cfg.Access.asked(rec.Requester), For: a.cfg.Access.forCard(rec.Requester)}
 	s.audit.approvalAsked(ctx, id, withoutEnv(short))
-	d := a.await(ctx, s, ask, full)
+	d, noticed := a.await(ctx, s, ask, full)
+	// settle (the turn's end) waits for this: the card's final status must
+	// follow the decision's line, not race it.
+	defer noticed()
 	s.audit.approvalDecided(context.WithoutCancel(ctx), id, d)
 	a.log.Info("approval decided", "conv", ask.Conversation.Key(), "approval", id, "verdict", string(d.Verdict),
 		"by", d.By, "requester", ask.Requester, "what", withoutEnv(short), "waited", time.Since(time.UnixMilli(rec.Asked)).Round(time.Millisecond))
@@ -237,11 +240,12 @@ func (a *approvals) ask(ctx context.Context, req acp.RequestPermissionRequest, s
 
 // await shows the request on the card and waits for its decision: an event
 // from any replica, the record found by a poll (an event can be missed), the
-// timeout, or the end of the turn.
-func (a *approvals) await(ctx context.Context, s *askingSink, ask ApprovalAsk, full string) ApprovalDecision {
+// timeout, or the end of the turn. The caller calls noticed once the card
+// says what was decided; until then settle waits.
+func (a *approvals) await(ctx context.Context, s *askingSink, ask ApprovalAsk, full string) (d ApprovalDecision, noticed func()) {
 	wctx, cancel := context.WithCancel(ctx)
 	w := &wait{id: ask.ID, cancel: cancel, done: make(chan struct{})}
-	defer close(w.done)
+	noticed = func() { close(w.done) }
 	defer cancel()
 
 	events := make(chan struct{}, 1)
@@ -287,15 +291,15 @@ func (a *approvals) await(ctx context.Context, s *askingSink, ask ApprovalAsk, f
 	defer poll.Stop()
 	for {
 		if d, ok := a.recorded(wctx, ask); ok {
-			return d
+			return d, noticed
 		}
 		select {
 		case <-events:
 		case <-poll.C:
 		case <-timer.C:
-			return a.settleAs(ctx, ask, VerdictTimeout)
+			return a.settleAs(ctx, ask, VerdictTimeout), noticed
 		case <-wctx.Done():
-			return a.settleAs(ctx, ask, VerdictCancelled)
+			return a.settleAs(ctx, ask, VerdictCancelled), noticed
 		}
 	}
 }
