@@ -117,25 +117,27 @@ type acpxAgent struct {
 	// model is one the agent lists besides the configured one (zed's
 	// embedded Codex lists others than the pinned Codex's catalogue).
 	model string
-	want  acpxResult
+	// defaultMode is the id of its workspace-writing mode.
+	defaultMode string
+	want        acpxResult
 	// command is the agent command line and the environment it needs
 	// besides the scripted Codex home.
 	command func(t *testing.T, h *codextest.Harness) (string, []string)
 }
 
 var acpxAgents = []acpxAgent{
-	{"wecodex codex-acp", "gpt-6.1-terra", acpxResult{
-		mode: "ok", model: "ok", turn: "gpt-6.1-terra low, read-only", commands: true, listed: true,
+	{"wecodex codex-acp", "gpt-6.1-terra", "workspace", acpxResult{
+		mode: "ok", model: "ok", turn: "gpt-6.1-terra low, read-only", commands: true, listed: true, reloaded: true,
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return wecodexBin + " codex-acp", []string{"WECODEX_AGENT_CODEX_BIN=" + h.Bin, "WECODEX_AGENT_CODEX_APPROVAL_POLICY=on-request", "WECODEX_AGENT_CODEX_SANDBOX=workspace-write"}
 	}},
-	{"codex-acp 2.6.0", "gpt-6.1-terra", acpxResult{
-		mode: "ok", model: "ok", turn: "gpt-6.1-terra medium, read-only", commands: true, listed: true,
+	{"codex-acp 2.6.0", "gpt-6.1-terra", "workspace-write", acpxResult{
+		mode: "ok", model: "ok", turn: "gpt-6.1-terra medium, read-only", commands: true, listed: true, reloaded: true,
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return peerBin(t, "WECODEX_TEST_CODEX_ACP_BIN", "codex-acp/node_modules/.bin/codex-acp"), []string{"CODEX_PATH=" + h.Bin, "CODEX_ACP_PROMPT_SUGGESTIONS=false"}
 	}},
-	{"zed codex-acp 0.16.0", "gpt-5.4", acpxResult{
-		mode: "ok", model: "ok", turn: "gpt-5.4 medium, read-only", commands: true, listed: true,
+	{"zed codex-acp 0.16.0", "gpt-5.4", "auto", acpxResult{
+		mode: "ok", model: "ok", turn: "gpt-5.4 medium, read-only", commands: true, listed: true, reloaded: true,
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return peerBin(t, "WECODEX_TEST_ZED_CODEX_ACP_BIN", "zed-codex-acp/node_modules/.bin/codex-acp-linux-x64"), []string{"CODEX_PATH=" + h.Bin}
 	}},
@@ -187,6 +189,11 @@ func TestACPXSessionControls(t *testing.T) {
 			got.commands = strings.Contains(out, `"sessionUpdate":"available_commands_update"`)
 			list, _ := x.run(ctx, true, "sessions", "list")
 			got.listed = listed(t, list, h.Workspace, "What may you do?")
+			// With the prompt's queue owner gone, the next step starts the
+			// agent again, which must load the session (it has a turn now).
+			x.stopOwners()
+			out, _ = x.run(ctx, true, "set-mode", ag.defaultMode)
+			got.reloaded = strings.Contains(out, `"resumed":true`)
 			for _, r := range h.Server.ModelRequests() {
 				if !strings.Contains(r.UserText, titlePrompt) {
 					got.turn = fmt.Sprintf("%s %s, %s", r.Model, r.Effort, r.Permissions())
@@ -202,10 +209,12 @@ func TestACPXSessionControls(t *testing.T) {
 // acpxResult is what one bridge did with acpx's steps: each control "ok" or
 // its error, the turn's model, effort and sandbox as the model's request
 // shows them, whether available_commands_update came, and whether
-// `sessions list` (session/list) named the session.
+// `sessions list` (session/list) named the session, and whether a later
+// step in a new agent process loaded it (session/load) instead of starting
+// a fresh one.
 type acpxResult struct {
-	mode, model, turn string
-	commands, listed  bool
+	mode, model, turn          string
+	commands, listed, reloaded bool
 }
 
 func outcome(err error) string {
