@@ -8,15 +8,22 @@ import (
 	"github.com/wecodex/wecodex/cards"
 )
 
-// sendFiles sends the files the turn's answer points at through its
-// presenter and lists them at the end of the card's body, each with how it
-// went, before the final snapshot. The answer itself is never held back: a
-// file that cannot be read or sent only says so on its line.
-func (r *turnRunner) sendFiles(ctx context.Context, log *slog.Logger, q queued, pres Presentation, card CardControl) {
+// sendFiles sends the files the turn's answer points at, and the pictures
+// the agent produced (images: absolute paths, checked like links), through
+// its presenter and lists them at the end of the card's body, each with how
+// it went, before the final snapshot. The answer itself is never held back:
+// a file that cannot be read or sent only says so on its line.
+func (r *turnRunner) sendFiles(ctx context.Context, log *slog.Logger, q queued, pres Presentation, card CardControl, images []string) {
 	var answer string
 	card.Do(func(c *cards.Card) { answer = c.Body() })
-	if answer == "" {
+	if answer == "" && len(images) == 0 {
 		return
+	}
+	// A picture Codex produced is sent as if the answer linked to it (once,
+	// however often it was linked or viewed); PickFiles keeps it to the
+	// workspace.
+	for _, p := range images {
+		answer += "\n![](<" + p + ">)"
 	}
 	_, cwd, err := r.store.Conversation(ctx, q.Conversation)
 	if err != nil || cwd == "" {

@@ -24,6 +24,9 @@ type cardSink struct {
 	agentSpoke *atomic.Bool
 	// audit is the turn's audit, for the approvals asked through it.
 	audit *turnAudit
+	// images are the pictures the agent produced or looked at
+	// (acpbridge.ImageItem), sent back as linked ones are.
+	images *producedImages
 }
 
 // frame is a channel's snapshot, as what shows it, and whether the agent
@@ -39,6 +42,9 @@ type frame struct {
 // until a whole update interval after it, which is most of what a user
 // waited for at load (issue 28).
 func (s cardSink) Update(u acp.SessionUpdate) {
+	if p, ok := acpbridge.ImagePath(u); ok && s.images != nil {
+		s.images.add(p)
+	}
 	s.pub.Apply(u)
 	if shown(u) && !s.agentSpoke.Swap(true) {
 		s.pub.Refresh()

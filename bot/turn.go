@@ -131,7 +131,7 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	// The turn is over: its files are in the workspace, and the message
 	// never runs again.
 	r.forgetAttachments(saveCtx, log, q)
-	r.sendFiles(saveCtx, log, q, pres, pub)
+	r.sendFiles(saveCtx, log, q, pres, pub, cs.images.list())
 	status := r.outcome(ctx, timed, sink, stopReason, err)
 	if err != nil && status.State == cards.StateFailed {
 		// The card says one sentence; what went wrong, with its paths and
@@ -203,7 +203,7 @@ func (r *turnRunner) publish(ctx context.Context, card *cards.Card, pres Present
 		}
 	}
 	pub := cards.NewPublisher(card, render, emit, cards.WithInterval(r.cfg.UpdateInterval))
-	return pub, cardSink{pub: pub, agentSpoke: spoke}
+	return pub, cardSink{pub: pub, agentSpoke: spoke, images: &producedImages{}}
 }
 
 // outcomeOf is how a turn with card status st ended, for the Observer; a

@@ -166,6 +166,11 @@ type threadItem struct {
 	// webSearch
 	Query string `json:"query"`
 
+	// imageView: the picture the agent looked at; imageGeneration: where
+	// Codex saved the one it made
+	Path      string  `json:"path"`
+	SavedPath *string `json:"savedPath"`
+
 	// enteredReviewMode, exitedReviewMode: what is reviewed, then the
 	// review itself
 	Review string `json:"review"`

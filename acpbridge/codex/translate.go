@@ -300,6 +300,14 @@ func (t *translator) itemCompleted(params []byte, sink acpbridge.Sink) {
 			u.RawOutput = map[string]any{"exitCode": *it.ExitCode}
 		}
 		sink.Update(acp.SessionUpdate{ToolCallUpdate: u})
+	case "imageView":
+		if it.Path != "" {
+			sink.Update(acpbridge.ImageItem(it.ID, "Viewed image", it.Path))
+		}
+	case "imageGeneration":
+		if it.SavedPath != nil && *it.SavedPath != "" {
+			sink.Update(acpbridge.ImageItem(it.ID, "Generated image", *it.SavedPath))
+		}
 	case "fileChange":
 		delete(t.changes, it.ID)
 		sink.Update(acp.SessionUpdate{ToolCallUpdate: &acp.SessionToolCallUpdate{
