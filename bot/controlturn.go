@@ -71,7 +71,7 @@ func undoneText(u acpbridge.Undone) string {
 	b.WriteString("Codex no longer remembers it.\n")
 	switch {
 	case u.FilesKept:
-		b.WriteString("\nIts files are left as they are: this server has no record of the workspace from before it (another server ran it). `/diff` shows them.")
+		b.WriteString("\nIts files are left as they are: no snapshot of the workspace from before it is here (a server on another disk ran it).")
 	case len(u.Files) == 0 && len(u.Removed) == 0:
 		b.WriteString("\nIt had changed no file.")
 	default:

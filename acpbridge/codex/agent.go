@@ -121,9 +121,6 @@ type thread struct {
 	cwd  string
 	gen  int         // process generation the thread is loaded in (0: not loaded)
 	idle *time.Timer // unloads the thread once it has been idle for IdleUnload
-	// snapshots are the workspace trees taken before its latest turns, by
-	// turn id (undo.go)
-	snapshots []turnSnapshot
 }
 
 var _ acpbridge.Agent = (*Agent)(nil)

@@ -10,13 +10,6 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 )
 
-// maxSnapshots is how many of a thread's latest turns Undo can put the
-// files of back, one after the other.
-const maxSnapshots = 20
-
-// turnSnapshot is the workspace tree from just before a turn.
-type turnSnapshot struct{ turnID, tree string }
-
 type threadTurnsListParams struct {
 	ThreadID      string `json:"threadId"`
 	Limit         int    `json:"limit"`
@@ -59,7 +52,9 @@ func (a *Agent) snapshotBefore(ctx context.Context, th *thread, begin turnBegin)
 }
 
 // keepSnapshot records ts's snapshot as the workspace before it, once
-// Codex named the turn.
+// Codex named the turn: as a ref of the thread's snapshot directory, so
+// any process that shares it (a restart, a replica on the same
+// workspace_root) can undo the turn's files.
 func (a *Agent) keepSnapshot(th *thread, ts *turnState) {
 	ts.mu.Lock()
 	id, tree := ts.id, ts.tree
@@ -68,25 +63,17 @@ func (a *Agent) keepSnapshot(th *thread, ts *turnState) {
 		return
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	th.snapshots = append(th.snapshots, turnSnapshot{turnID: id, tree: tree})
-	if len(th.snapshots) > maxSnapshots {
-		th.snapshots = th.snapshots[len(th.snapshots)-maxSnapshots:]
+	cwd := th.cwd
+	a.mu.Unlock()
+	s, ok := a.snapshotterFor(th.id, cwd)
+	if !ok {
+		return
 	}
-}
-
-// takeSnapshot removes and returns the snapshot from before turnID.
-func (a *Agent) takeSnapshot(th *thread, turnID string) (string, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for i := len(th.snapshots) - 1; i >= 0; i-- {
-		if th.snapshots[i].turnID == turnID {
-			tree := th.snapshots[i].tree
-			th.snapshots = th.snapshots[:i]
-			return tree, true
-		}
+	ctx, cancel := context.WithTimeout(a.ctx, snapshotTimeout)
+	defer cancel()
+	if err := s.keep(ctx, id, tree); err != nil {
+		a.log.Warn("record the workspace snapshot of a turn; /undo will keep its files", "thread", th.id, "turn", id, "err", err)
 	}
-	return "", false
 }
 
 // Undo reverts the session's last turn: thread/revert drops it from the
@@ -124,18 +111,27 @@ func (a *Agent) Undo(ctx context.Context, id acp.SessionId) (acpbridge.Undone, e
 // restoreFiles puts back the files of the undone turn u, when a snapshot
 // from before it is here.
 func (a *Agent) restoreFiles(ctx context.Context, th *thread, u acpbridge.Undone) (acpbridge.Undone, error) {
-	tree, ok := a.takeSnapshot(th, u.TurnID)
 	a.mu.Lock()
 	cwd := th.cwd
 	a.mu.Unlock()
 	s, can := a.snapshotterFor(th.id, cwd)
-	if !ok || !can {
+	if !can {
 		u.FilesKept = true
 		return u, nil
 	}
-	var err error
+	tree, ok, err := s.find(ctx, u.TurnID)
+	if err != nil || !ok {
+		if err != nil {
+			a.log.Warn("find the workspace snapshot of an undone turn; its files are kept", "thread", th.id, "turn", u.TurnID, "err", err)
+		}
+		u.FilesKept = true
+		return u, nil
+	}
 	if u.Files, u.Removed, err = s.restore(ctx, tree); err != nil {
 		return u, fmt.Errorf("put back the files of codex turn %s: %w", u.TurnID, err)
+	}
+	if err := s.forget(ctx, u.TurnID); err != nil {
+		a.log.Warn("forget the snapshot of an undone turn", "thread", th.id, "turn", u.TurnID, "err", err)
 	}
 	return u, nil
 }
