@@ -207,3 +207,45 @@ func TestUndoRevertsTheLastTurnAndItsFiles(t *testing.T) {
 		t.Errorf("the deleted thread's snapshots: %v, want them gone", err)
 	}
 }
+
+// A turn's snapshot outlives the process that took it: another one on the
+// same snapshot directory (a restart, a replica sharing workspace_root)
+// undoes the turn with its files.
+func TestUndoInAnotherProcessPutsTheFilesBack(t *testing.T) {
+	ctx := testCtx(t)
+	script := scriptedmodel.Sequence(
+		scriptedmodel.Reply(scriptedmodel.ExecCommand("call_w", "printf changed > a.txt")),
+		scriptedmodel.Reply(scriptedmodel.Message("final_answer", "wrote it")),
+	)
+	snaps, cwd := t.TempDir(), t.TempDir()
+	writeTestFile(t, filepath.Join(cwd, "a.txt"), "original")
+	a, h := newAgent(t, script, scriptedmodel.HomeOptions{}, Options{SnapshotDir: snaps})
+	id, err := a.NewSession(ctx, cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, ctx, a, id, "write it")
+	_ = a.Close()
+	b := agentOn(t, h, Options{SnapshotDir: snaps})
+	// As the bot does with a session an earlier process started.
+	if err := b.LoadSession(ctx, id, cwd, &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := b.Undo(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Prompt != "write it" || strings.Join(u.Files, ",") != "a.txt" || u.FilesKept {
+		t.Fatalf("Undo in another process: %+v", u)
+	}
+	if got, _ := os.ReadFile(filepath.Join(cwd, "a.txt")); string(got) != "original" {
+		t.Errorf("a.txt after the undo: %q, want original", got)
+	}
+}
+
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
