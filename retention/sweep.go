@@ -23,6 +23,13 @@ type Conversations interface {
 	ForgetSession(ctx context.Context, conv string) error
 }
 
+// ThreadLists are the threads each conversation used, as /sessions lists
+// them (store.Threads).
+type ThreadLists interface {
+	UsedThreads
+	ForgetThreads(ctx context.Context, conv string, ids []string) error
+}
+
 // AuditStream is the audit trail's Redis stream (store.Audit).
 type AuditStream interface {
 	TrimAudit(ctx context.Context, before time.Time) (int64, error)
@@ -39,6 +46,9 @@ type Options struct {
 	// Conversations forgets a deleted thread, so the conversation's next
 	// turn starts a fresh one instead of failing to resume it.
 	Conversations Conversations
+	// Lists drops a deleted thread from its conversation's /sessions
+	// (nil: nothing to drop).
+	Lists ThreadLists
 	// WorkspaceRoot is agent.workspace_root, where each conversation's
 	// workspace keeps its attachments/.
 	WorkspaceRoot string

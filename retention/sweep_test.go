@@ -80,6 +80,12 @@ func TestSweepRemovesWhatIsPastItsAge(t *testing.T) {
 	if err := convs.TouchConversation(ctx, "single:bob", "bob", time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	lists := store.NewThreads(db)
+	for _, id := range []string{"an-older-thread-kept", th.ID} {
+		if err := lists.RecordThread(ctx, "single:bob", id, nil, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	root := t.TempDir()
 	bobs := bot.WorkspaceDir(root, "single:bob")
@@ -101,7 +107,7 @@ func TestSweepRemovesWhatIsPastItsAge(t *testing.T) {
 	sweeper := func(at time.Time) *retention.Sweeper {
 		return retention.New(retention.Options{
 			Threads: time.Hour, Attachments: time.Hour, Audit: time.Hour,
-			Agent: a, Conversations: convs, WorkspaceRoot: root, Stream: audit,
+			Agent: a, Conversations: convs, Lists: lists, WorkspaceRoot: root, Stream: audit,
 			Now: func() time.Time { return at },
 		})
 	}
@@ -131,6 +137,9 @@ func TestSweepRemovesWhatIsPastItsAge(t *testing.T) {
 	}
 	if sid, _, err := convs.Conversation(ctx, "single:bob"); err != nil || sid != "" {
 		t.Errorf("single:bob still runs in session %q (%v); want it forgotten", sid, err)
+	}
+	if used, _, _, err := lists.UsedThreads(ctx, "single:bob"); err != nil || !slices.Equal(used, []string{"an-older-thread-kept"}) {
+		t.Errorf("/sessions of single:bob lists %v (%v); want only the thread retention did not delete", used, err)
 	}
 	for _, kept := range []string{filepath.Join(bobs, "report.md"), filepath.Join(root, ".projects", "p", "id", "p", "attachments", "repo.png")} {
 		if _, err := os.Stat(kept); err != nil {

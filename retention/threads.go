@@ -52,9 +52,28 @@ func (s *Sweeper) forgetThreads(ctx context.Context, ids []string) error {
 		if gone[c.Session] {
 			errs = append(errs, s.opts.Conversations.ForgetSession(ctx, c.Key))
 		}
+		errs = append(errs, s.unlist(ctx, c.Key, gone))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("retention.threads: %w", err)
 	}
 	return nil
+}
+
+// unlist drops the deleted threads from conv's /sessions list.
+func (s *Sweeper) unlist(ctx context.Context, conv string, gone map[string]bool) error {
+	if s.opts.Lists == nil {
+		return nil
+	}
+	used, _, _, err := s.opts.Lists.UsedThreads(ctx, conv)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	for _, id := range used {
+		if gone[id] {
+			drop = append(drop, id)
+		}
+	}
+	return s.opts.Lists.ForgetThreads(ctx, conv, drop)
 }

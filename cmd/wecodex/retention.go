@@ -18,7 +18,7 @@ func newSweeper(cfg *configs.Config, agent acpbridge.Agent, db *store.DB, root s
 	r := cfg.Retention
 	opts := retention.Options{
 		Threads: r.Threads, Attachments: r.Attachments, Audit: r.Audit,
-		Conversations: store.NewConversations(db), WorkspaceRoot: root, Logger: log,
+		Conversations: store.NewConversations(db), Lists: store.NewThreads(db), WorkspaceRoot: root, Logger: log,
 	}
 	if t, ok := agent.(retention.Threads); ok {
 		opts.Agent = t
