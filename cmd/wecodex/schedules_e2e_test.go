@@ -101,3 +101,58 @@ triggers:
 		t.Fatalf("%d aibot_send_msg, want 1", n)
 	}
 }
+
+// /schedule from a group on the long connection: a non-approver's add is
+// refused; an approver's fires, and each slot's card reaches the group
+// through aibot_send_msg as one markdown message, the progress quoted
+// above a rule and the answer apart below it; /schedule rm stops it.
+func TestE2ELongConnChatSchedulePushesItsCard(t *testing.T) {
+	e, srv := newLongConnE2E(t, sm.ScriptFunc(func(*sm.Request) (sm.Response, error) {
+		return sm.Reply(
+			sm.Message(sm.PhaseCommentary, "Running the tests."),
+			sm.Message(sm.PhaseFinalAnswer, "All tests pass."),
+		), nil
+	}))
+	e.access = "allow_users: [alice, bob, carol]\n  approvers: [alice]"
+	ctx := within(t, 3*time.Minute)
+	a := e.serve(t, "5m30s")
+	subscribedBy(t, ctx, srv, a)
+	say := func(user, text string) string {
+		t.Helper()
+		reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: user, ChatID: "wrkChat", Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return waitRecord(t, ctx, srv, 0, "the answer to "+text, func(r wecomtest.Record) bool {
+			return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
+		}).Stream().Content
+	}
+	add := `/schedule add "@every 2s" Run the tests.`
+	if got, want := say("bob", add), "In a group only an approver may add or change schedules; ask one of them."; got != want {
+		t.Fatalf("bob's add: %q, want %q", got, want)
+	}
+	if got, want := say("alice", add), "OK — schedule `chat-1` (`@every 2s`), next run "; !strings.HasPrefix(got, want) {
+		t.Fatalf("alice's add: %q, want it to start %q", got, want)
+	}
+	sent := waitRecord(t, ctx, srv, 0, "the pushed card", func(r wecomtest.Record) bool {
+		return r.Kind == wecomtest.KindRequest && r.Cmd == "aibot_send_msg"
+	})
+	if want := "**⏰ Run the tests.**\n\n> Running the tests.\n\n---\n\nAll tests pass."; sent.Markdown() != want || sent.Errcode != 0 {
+		t.Fatalf("pushed markdown (errcode %d):\n%q\nwant\n%q", sent.Errcode, sent.Markdown(), want)
+	}
+	if got, want := say("alice", "/schedule rm chat-1"), "OK — schedule `chat-1`: removed."; got != want {
+		t.Fatalf("rm: %q, want %q", got, want)
+	}
+	// The slots fired ran as their maker, each once.
+	fired := a.logs.withMsg("schedule fired", map[string]any{"schedule": "chat-1"})
+	seen := map[any]bool{}
+	for _, l := range fired {
+		if seen[l["slot"]] {
+			t.Errorf("slot %v fired twice", l["slot"])
+		}
+		seen[l["slot"]] = true
+	}
+	if got := userTexts(e.h.Server.ModelRequests()); len(got) == 0 || got[0] != "From: alice\n\nRun the tests." {
+		t.Fatalf("model prompts %q, want the first From: alice", got)
+	}
+}
