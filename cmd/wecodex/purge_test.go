@@ -220,3 +220,30 @@ func hostname(t *testing.T) string {
 	}
 	return h
 }
+
+// A thread a running replica still holds cannot be deleted: purge says so,
+// exits 1 and keeps the conversation, and a purge run once the replica let
+// go of it finishes the work. Each run leaves its admin record.
+func TestPurgeOfAHeldThreadCanBeRunAgain(t *testing.T) {
+	w := newPurgeWorld(t)
+	var out, errOut strings.Builder
+	if code := run([]string{"purge", "--config", w.cfg, "--user", "bob"}, nil, &out, &errOut); code != exitError {
+		t.Fatalf("purge with bob's threads held: exit %d, want %d\n%s", code, exitError, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "already has an active writer") || !strings.Contains(errOut.String(), "purge again") {
+		t.Errorf("purge's error %q does not say the thread is held and to purge again", errOut.String())
+	}
+	records, err := store.NewConversations(w.db).ListConversations(t.Context())
+	if err != nil || len(records) != 2 {
+		t.Fatalf("conversations after the failed purge: %+v (%v); want both kept", records, err)
+	}
+	w.release(t)
+	second := runCLI(t, "purge", "--config", w.cfg, "--user", "bob")
+	if !strings.Contains(second, "conversations: 1 (") || !strings.Contains(second, "codex threads: 2\n") {
+		t.Errorf("second purge printed\n%s\nwant bob's conversation and both his threads", second)
+	}
+	admin := withoutTimes(runCLI(t, "audit", "--config", w.cfg, "--kind", "admin"))
+	if len(admin) != 2 || !strings.Contains(admin[0], "; then failed: purge threads") || strings.Contains(admin[1], "failed") {
+		t.Errorf("admin records:\n%s\nwant one per run, the first saying it failed", strings.Join(admin, "\n"))
+	}
+}
