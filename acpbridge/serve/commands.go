@@ -105,7 +105,7 @@ func (s *server) runCommand(ctx context.Context, id acp.SessionId, cmd command, 
 	}
 	s.log.Info("session command", "session", id, "command", cmd.name)
 	if opts != nil {
-		s.announce(id, opts)
+		s.announce(ctx, id, opts)
 	}
 	q.push(acp.SessionUpdate{AgentMessageChunk: &acp.SessionUpdateAgentMessageChunk{
 		SessionUpdate: "agent_message_chunk", Content: acp.TextBlock(reply),

@@ -75,6 +75,11 @@ func TestSessionControlsOnCodex(t *testing.T) {
 	if got, want := currentValues(set.ConfigOptions), []string{"mode=workspace", "model=" + sm.Model, "reasoning_effort=high"}; !slices.Equal(got, want) {
 		t.Errorf("after set effort %q; want %q", got, want)
 	}
+	// The older session/set_model; the chosen effort stays, the new model
+	// supporting it.
+	if _, err := conn.UnstableSetSessionModel(ctx, acp.UnstableSetSessionModelRequest{SessionId: id, ModelId: "gpt-6.1-terra"}); err != nil {
+		t.Fatal(err)
+	}
 	tap.take()
 
 	resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock("/mode full")}})
@@ -97,7 +102,7 @@ func TestSessionControlsOnCodex(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("%d model requests; want 1", len(reqs))
 	}
-	if got := reqs[0].Model + " " + reqs[0].Effort + ", " + reqs[0].Permissions(); got != sm.Model+" high, danger-full-access, approval never" {
+	if got := reqs[0].Model + " " + reqs[0].Effort + ", " + reqs[0].Permissions(); got != "gpt-6.1-terra high, danger-full-access, approval never" {
 		t.Errorf("the turn ran %q", got)
 	}
 

@@ -72,8 +72,9 @@ func invalid(err error) error {
 }
 
 // announce tells the client the session's options changed by other means
-// than session/set_config_option (which answers with them).
-func (s *server) announce(id acp.SessionId, opts []acp.SessionConfigOption) {
+// than session/set_config_option (which answers with them), before the
+// response to what changed them.
+func (s *server) announce(ctx context.Context, id acp.SessionId, opts []acp.SessionConfigOption) {
 	q, err := s.queue(id)
 	if err != nil {
 		return
@@ -81,14 +82,17 @@ func (s *server) announce(id acp.SessionId, opts []acp.SessionConfigOption) {
 	q.push(acp.SessionUpdate{ConfigOptionUpdate: &acp.SessionConfigOptionUpdate{
 		SessionUpdate: "config_option_update", ConfigOptions: opts,
 	}})
+	if err := q.flush(ctx); err != nil {
+		s.log.Warn("send the session's options", "session", id, "err", err)
+	}
 }
 
-func (s *server) SetSessionMode(_ context.Context, req acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+func (s *server) SetSessionMode(ctx context.Context, req acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
 	opts, err := s.change(req.SessionId, func(c *sessionConfig) error { return c.setMode(string(req.ModeId)) })
 	if err != nil {
 		return acp.SetSessionModeResponse{}, invalid(err)
 	}
-	s.announce(req.SessionId, opts)
+	s.announce(ctx, req.SessionId, opts)
 	return acp.SetSessionModeResponse{}, nil
 }
 
@@ -106,12 +110,12 @@ func (s *server) SetSessionConfigOption(_ context.Context, req acp.SetSessionCon
 
 // UnstableSetSessionModel is session/set_model, the form clients used before
 // config options.
-func (s *server) UnstableSetSessionModel(_ context.Context, req acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+func (s *server) UnstableSetSessionModel(ctx context.Context, req acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
 	opts, err := s.change(req.SessionId, func(c *sessionConfig) error { return c.setModel(string(req.ModelId)) })
 	if err != nil {
 		return acp.UnstableSetSessionModelResponse{}, invalid(err)
 	}
-	s.announce(req.SessionId, opts)
+	s.announce(ctx, req.SessionId, opts)
 	return acp.UnstableSetSessionModelResponse{}, nil
 }
 

@@ -127,17 +127,17 @@ type acpxAgent struct {
 
 var acpxAgents = []acpxAgent{
 	{"wecodex codex-acp", "gpt-6.1-terra", "workspace", acpxResult{
-		mode: "ok", model: "ok", turn: "gpt-6.1-terra low, read-only", commands: true, listed: true, reloaded: true,
+		mode: "ok", model: "ok", effort: "ok", turn: "gpt-6.1-terra high, read-only", commands: true, listed: true, reloaded: true,
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return wecodexBin + " codex-acp", []string{"WECODEX_AGENT_CODEX_BIN=" + h.Bin, "WECODEX_AGENT_CODEX_APPROVAL_POLICY=on-request", "WECODEX_AGENT_CODEX_SANDBOX=workspace-write"}
 	}},
 	{"codex-acp 2.6.0", "gpt-6.1-terra", "workspace-write", acpxResult{
-		mode: "ok", model: "ok", turn: "gpt-6.1-terra medium, read-only", commands: true, listed: true, reloaded: true,
+		mode: "ok", model: "ok", effort: "ok", turn: "gpt-6.1-terra high, read-only", commands: true, listed: true, reloaded: true,
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return peerBin(t, "WECODEX_TEST_CODEX_ACP_BIN", "codex-acp/node_modules/.bin/codex-acp"), []string{"CODEX_PATH=" + h.Bin, "CODEX_ACP_PROMPT_SUGGESTIONS=false"}
 	}},
 	{"zed codex-acp 0.16.0", "gpt-5.4", "auto", acpxResult{
-		mode: "ok", model: "ok", turn: "gpt-5.4 medium, read-only", commands: true, listed: true, reloaded: true,
+		mode: "ok", model: "ok", effort: "ok", turn: "gpt-5.4 high, read-only", commands: true, listed: true, reloaded: true,
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return peerBin(t, "WECODEX_TEST_ZED_CODEX_ACP_BIN", "zed-codex-acp/node_modules/.bin/codex-acp-linux-x64"), []string{"CODEX_PATH=" + h.Bin}
 	}},
@@ -163,7 +163,8 @@ const titlePrompt = "generate a very short title"
 
 // TestACPXSessionControls: acpx, a client nobody here wrote, runs the same
 // steps against each bridge on the real Codex: a new session, set-mode
-// read-only, set model, one prompt, and the agent's session list. The
+// read-only, set model, set reasoning_effort high, one prompt, the agent's
+// session list, and set-mode again from a new agent process. The
 // model's request shows what took effect; the README's ACP feature table
 // is what this test records.
 func TestACPXSessionControls(t *testing.T) {
@@ -185,6 +186,8 @@ func TestACPXSessionControls(t *testing.T) {
 			got.mode = outcome(err)
 			_, err = x.run(ctx, true, "set", "model", ag.model)
 			got.model = outcome(err)
+			_, err = x.run(ctx, true, "set", "reasoning_effort", "high")
+			got.effort = outcome(err)
 			out, _ := x.run(ctx, true, "prompt", "What may you do?")
 			got.commands = strings.Contains(out, `"sessionUpdate":"available_commands_update"`)
 			list, _ := x.run(ctx, true, "sessions", "list")
@@ -206,14 +209,14 @@ func TestACPXSessionControls(t *testing.T) {
 	}
 }
 
-// acpxResult is what one bridge did with acpx's steps: each control "ok" or
-// its error, the turn's model, effort and sandbox as the model's request
+// acpxResult is what one bridge did with acpx's steps: each control (mode,
+// model, reasoning effort) "ok" or its error, the turn's model, effort and sandbox as the model's request
 // shows them, whether available_commands_update came, and whether
 // `sessions list` (session/list) named the session, and whether a later
 // step in a new agent process loaded it (session/load) instead of starting
 // a fresh one.
 type acpxResult struct {
-	mode, model, turn          string
+	mode, model, effort, turn  string
 	commands, listed, reloaded bool
 }
 
