@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,8 +120,9 @@ type thread struct {
 
 	// guarded by Agent.mu
 	cwd  string
-	gen  int         // process generation the thread is loaded in (0: not loaded)
-	idle *time.Timer // unloads the thread once it has been idle for IdleUnload
+	gen  int            // process generation the thread is loaded in (0: not loaded)
+	mode acpbridge.Mode // the mode a confined thread's profile is loaded in (mode.go)
+	idle *time.Timer    // unloads the thread once it has been idle for IdleUnload
 }
 
 var _ acpbridge.Agent = (*Agent)(nil)
@@ -275,7 +277,7 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, erro
 	}
 	th := a.threadFor(r.Thread.ID)
 	a.mu.Lock()
-	th.cwd, th.gen = cwd, gen
+	th.cwd, th.gen, th.mode = cwd, gen, acpbridge.DefaultMode
 	a.mu.Unlock()
 	a.log.Info("codex thread started", "thread", r.Thread.ID)
 	return acp.SessionId(r.Thread.ID), nil
@@ -302,6 +304,13 @@ func (a *Agent) release(th *thread) {
 // thread/resume the app-server exits under is sent once more to its
 // successor (tookEffect).
 func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error) {
+	return a.loadIn(ctx, th, cwd, "")
+}
+
+// loadIn is load with the thread in permission mode ("": the one it is
+// loaded with, else the default). A thread loaded in another mode is
+// unloaded and resumed in this one (mode.go).
+func (a *Agent) loadIn(ctx context.Context, th *thread, cwd string, mode acpbridge.Mode) (*conn, error) {
 	for resend := true; ; resend = false {
 		c, gen, err := a.ensureConn(ctx)
 		if err != nil {
@@ -312,11 +321,19 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 		if cwd == "" {
 			cwd = th.cwd
 		}
+		mode = cmp.Or(mode, th.mode, acpbridge.DefaultMode)
+		changed := loaded && a.opts.Confine != nil && cmp.Or(th.mode, acpbridge.DefaultMode) != mode
 		a.mu.Unlock()
+		if changed {
+			if err := a.unloadForMode(ctx, c, th, gen); err != nil {
+				return nil, err
+			}
+			loaded = false
+		}
 		if loaded {
 			return c, nil
 		}
-		config, err := a.threadConfig(cwd)
+		config, err := a.threadConfigIn(cwd, mode)
 		if err != nil {
 			return nil, fmt.Errorf("resume codex thread %s: %w", th.id, err)
 		}
@@ -327,7 +344,7 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 			ExcludeTurns: true,
 		}, nil)
 		if err == nil {
-			a.resumed(th, cwd, gen)
+			a.resumed(th, cwd, gen, mode)
 			return c, nil
 		}
 		if resend && resent("thread/resume", err) {
@@ -339,9 +356,9 @@ func (a *Agent) load(ctx context.Context, th *thread, cwd string) (*conn, error)
 }
 
 // resumed records that th is loaded in app-server generation gen.
-func (a *Agent) resumed(th *thread, cwd string, gen int) {
+func (a *Agent) resumed(th *thread, cwd string, gen int, mode acpbridge.Mode) {
 	a.mu.Lock()
-	th.cwd, th.gen = cwd, gen
+	th.cwd, th.gen, th.mode = cwd, gen, mode
 	a.mu.Unlock()
 	a.log.Info("codex thread resumed", "thread", th.id)
 }
@@ -378,7 +395,7 @@ func (a *Agent) drive(ctx context.Context, id acp.SessionId, p acpbridge.Prompt,
 	ts.begin = begin
 	th.turn.Store(ts)
 	input := turnInput(p)
-	ts.model, ts.effort, ts.mode = p.Model, p.Effort, mode
+	ts.model, ts.effort, ts.mode, ts.profile = p.Model, p.Effort, mode, p.Mode
 	for recovered := false; ; recovered = true {
 		stop, cut, err := a.runTurn(ctx, th, ts, input)
 		a.keepSnapshot(th, ts)
@@ -408,7 +425,7 @@ func (a *Agent) drive(ctx context.Context, id acp.SessionId, p acpbridge.Prompt,
 			sink.Notice(continuedNotice(err))
 			ts.stop() // its pending approvals answer "cancel"
 			ts = newTurn(a.ctx, sink)
-			ts.model, ts.effort, ts.mode = p.Model, p.Effort, mode
+			ts.model, ts.effort, ts.mode, ts.profile = p.Model, p.Effort, mode, p.Mode
 			th.turn.Store(ts)
 			input = []userInput{{Type: "text", Text: continuationPrompt}}
 		}
@@ -420,7 +437,7 @@ func (a *Agent) drive(ctx context.Context, id acp.SessionId, p acpbridge.Prompt,
 // thread is then still held and ts still registered, for Prompt to recover
 // or drop. Otherwise the thread is freed (or will be, by finishLater).
 func (a *Agent) runTurn(ctx context.Context, th *thread, ts *turnState, input []userInput) (stop acp.StopReason, cut bool, err error) {
-	c, err := a.load(ctx, th, "")
+	c, err := a.loadIn(ctx, th, "", ts.profile)
 	if err != nil {
 		// load sent a resume the server exited under once more already.
 		a.dropTurn(th, ts)
@@ -637,6 +654,9 @@ type turnState struct {
 	// tree is the workspace snapshot from just before turn/start, "" for
 	// none (undo.go).
 	tree string
+	// profile is the Prompt's mode for a confined thread, which the
+	// thread is loaded in (mode.go); "" keeps the thread's.
+	profile acpbridge.Mode
 
 	// Owned by the read loop: the turn id as it knows it, and what it has
 	// made of Codex's error notifications (failure.go). failure is set

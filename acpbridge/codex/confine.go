@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // ProfileID names the permission profile every confined thread runs under.
@@ -49,13 +51,18 @@ var errNoWorkspace = errors.New("no workspace is known for the thread, so its sa
 // threadConfig is the per-thread config that confines a thread working in
 // cwd, or nil when the Agent does not confine threads.
 func (a *Agent) threadConfig(cwd string) (map[string]any, error) {
+	return a.threadConfigIn(cwd, acpbridge.DefaultMode)
+}
+
+// threadConfigIn is threadConfig with the profile in mode (inMode).
+func (a *Agent) threadConfigIn(cwd string, mode acpbridge.Mode) (map[string]any, error) {
 	if a.opts.Confine == nil {
 		return nil, nil
 	}
 	if cwd == "" {
 		return nil, errNoWorkspace
 	}
-	c := a.opts.Confine(cwd)
+	c := inMode(a.opts.Confine(cwd), mode)
 	install := a.installation()
 	fs := map[string]any{":minimal": "read"}
 	for _, p := range append(install, c.Read...) {

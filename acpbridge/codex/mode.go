@@ -2,7 +2,9 @@ package codex
 
 import (
 	"cmp"
-	"errors"
+	"context"
+	"fmt"
+	"slices"
 
 	"github.com/wecodex/wecodex/acpbridge"
 )
@@ -30,18 +32,17 @@ type sandboxPolicy struct {
 	Type string `json:"type"`
 }
 
-// errModeConfined is a mode asked of an Agent that confines threads by a
-// permission profile: a sandboxPolicy override would replace the profile
-// (and its deny list) for the thread, so it is refused rather than sent.
-var errModeConfined = errors.New("session modes are not mapped onto confined threads (agent.codex permission profiles)")
-
 // overrides maps m for this Agent.
 func (a *Agent) overrides(m acpbridge.Mode) (modeOverrides, error) {
 	if m == "" {
 		return modeOverrides{}, nil
 	}
 	if a.opts.Confine != nil {
-		return modeOverrides{}, errModeConfined
+		// The thread's profile carries the mode (loadIn): no override.
+		if _, err := acpbridge.ParseMode(string(m)); err != nil {
+			return modeOverrides{}, err
+		}
+		return modeOverrides{}, nil
 	}
 	asked := cmp.Or(a.opts.ApprovalPolicy, "on-request")
 	switch m {
@@ -54,4 +55,41 @@ func (a *Agent) overrides(m acpbridge.Mode) (modeOverrides, error) {
 	}
 	_, err := acpbridge.ParseMode(string(m))
 	return modeOverrides{}, err
+}
+
+// inMode is c as mode allows it, for a confined thread. Read-only turns
+// every writable path into a readable one except the commands' TMPDIR,
+// which tools need to run at all and which holds nothing of the
+// workspace. Workspace and full keep c: full differs in who decides a
+// request to leave the sandbox (the bot grants it), and a granted request
+// keeps c.Deny either way.
+func inMode(c Confinement, mode acpbridge.Mode) Confinement {
+	if mode != acpbridge.ModeReadOnly {
+		return c
+	}
+	out := c
+	out.Read, out.Write = slices.Clone(c.Read), nil
+	for _, p := range c.Write {
+		if p == c.TmpDir {
+			out.Write = append(out.Write, p)
+		} else {
+			out.Read = append(out.Read, p)
+		}
+	}
+	return out
+}
+
+// unloadForMode unloads th, loaded in app-server generation gen, so the
+// next thread/resume loads it in another mode: Codex reads a thread's
+// permission profile when it loads the thread, turn/start has no field for
+// one, and its sandboxPolicy would replace the profile, and with it the
+// paths the profile denies (overrides refuses that). unload waits for
+// thread/closed: a resume sent before it is refused ("is closing").
+func (a *Agent) unloadForMode(ctx context.Context, c *conn, th *thread, gen int) error {
+	if err := a.unload(ctx, c, th.id); err != nil {
+		return fmt.Errorf("change the mode of codex thread %s: %w", th.id, err)
+	}
+	a.markUnloaded(th.id, gen)
+	a.log.Info("codex thread unloaded to change its mode", "thread", th.id)
+	return nil
 }

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -35,16 +34,5 @@ func TestPromptModeReachesCodex(t *testing.T) {
 	want := []string{"read-only", "danger-full-access, approval never", "workspace-write", "workspace-write"}
 	if !slices.Equal(got, want) {
 		t.Errorf("permissions per request\n got %q\nwant %q", got, want)
-	}
-}
-
-// A mode is refused, not sent, to an Agent that confines threads: Codex's
-// sandboxPolicy override would replace the thread's permission profile.
-func TestPromptModeRefusedWhenConfined(t *testing.T) {
-	a := New(Options{Confine: func(string) Confinement { return Confinement{} }})
-	defer a.Close()
-	_, err := a.Prompt(testCtx(t), "thread-1", acpbridge.Prompt{Text: "hi", Mode: acpbridge.ModeFull}, &recorder{})
-	if !errors.Is(err, errModeConfined) {
-		t.Fatalf("err %v; want errModeConfined", err)
 	}
 }
