@@ -38,6 +38,8 @@ func WithStreamLimit(n int) Option { return func(c *Card) { c.streamLimit = n } 
 type Card struct {
 	style       ProgressStyle
 	title       string
+	header      string // WithHeader
+	footer      string // SetFooter
 	streamLimit int
 	status      Status
 

@@ -16,7 +16,7 @@ func (c *Card) Markdown(maxBytes int) []string {
 		}
 	}
 	if c.status.Terminal() {
-		if s := c.statusMarkdown(); s != "" {
+		if s := c.footed(c.statusMarkdown()); s != "" {
 			if text != "" {
 				if sp := scanFences(text).open(); sp != nil && decoratable(*sp) {
 					text += closeFence(*sp, strings.HasSuffix(text, "\n"))
@@ -25,6 +25,9 @@ func (c *Card) Markdown(maxBytes int) []string {
 			}
 			text += s
 		}
+	}
+	if text != "" {
+		text = c.headed(text)
 	}
 	var out []string
 	for _, p := range SplitMarkdown(text, maxBytes) {

@@ -68,6 +68,11 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 			reopen = reopenFence(sp)
 		}
 	}
+	if from == 0 && c.header != "" {
+		// Only the turn's first stream shows the header; reopen is empty
+		// there, and its room is counted as reopen's.
+		reopen = c.header + FrameGap
+	}
 	seg := body[from:]
 	tail := c.streamTail(seg, limit)
 	wrapper := len(thinkOpen) + len(thinkClose)
@@ -148,7 +153,7 @@ func (c *Card) Stream(from, shown int) StreamFrame {
 // end of the body: the status line, and for a finished turn whatever keeps
 // the frame from showing no answer at all.
 func (c *Card) streamTail(seg string, limit int) string {
-	status := c.statusMarkdown()
+	status := c.footed(c.statusMarkdown())
 	if !c.status.Terminal() || strings.TrimSpace(seg) != "" {
 		return status
 	}
