@@ -1,6 +1,11 @@
 package acpbridge
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+
+	acp "github.com/coder/acp-go-sdk"
+)
 
 // Mode is how far a session's turns may reach: the chat's /mode and an ACP
 // client's session mode name the same three. Each agent maps it onto its
@@ -32,4 +37,12 @@ func ParseMode(s string) (Mode, error) {
 		}
 	}
 	return "", fmt.Errorf("unknown mode %q: want read-only, workspace or full", s)
+}
+
+// ModeStarter is an Agent that starts a session in a mode, so its first
+// turn in that mode finds it ready: a confined Codex thread takes its mode
+// with its permission profile when it loads, and cannot be reloaded in
+// another before its first turn has written its rollout.
+type ModeStarter interface {
+	NewSessionIn(ctx context.Context, cwd string, mode Mode) (acp.SessionId, error)
 }

@@ -34,6 +34,9 @@ func runNew(ctx context.Context, in *intake, _ Channel, m Message, _ string) (st
 		return "", fmt.Errorf("/new in %s: %w", m.Conversation.Key(), err)
 	}
 	in.auditSetting(ctx, m, "session", "new")
+	if err := in.dropFullMode(ctx, m); err != nil {
+		return "", fmt.Errorf("/new in %s: %w", m.Conversation.Key(), err)
+	}
 	return textNew, nil
 }
 

@@ -34,6 +34,7 @@ func chatCommands() []chatCommand {
 		{names: []string{"/resume"}, help: "`/resume <n>` — continue session n of `/sessions`", run: runResume},
 		{names: []string{"/fork"}, help: "`/fork <n>` — branch session n into a new session and continue there, leaving it as it was", run: runFork},
 		{names: []string{"/name"}, help: "`/name <text>` — name the current session", run: runName},
+		{names: []string{"/mode"}, help: "`/mode` [`read-only`|`workspace`|`full`] — the permission modes, or switch this conversation's (`full`: approvers only)", run: runMode},
 		{names: []string{"/project"}, help: "`/project` — the projects open here; `/project <name>` — work in another (a fresh session)", shown: withProjects, run: runProject},
 		{names: []string{"/diff"}, help: "`/diff` — what this conversation changed against the project's ref", shown: withProjects, run: runProject},
 		{names: []string{"/reset"}, help: "`/reset` — discard those changes (asks for `/reset yes`)", shown: withProjects, run: runProject},

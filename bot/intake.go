@@ -80,6 +80,9 @@ type queued struct {
 	// Rerun is a pushed turn's RerunIfLost: a replica that finds it
 	// orphaned pushes it once more.
 	Rerun bool `json:"rerun,omitempty"`
+	// Mode is a schedule's or trigger's permission mode; "" runs the turn
+	// in the conversation's (/mode).
+	Mode acpbridge.Mode `json:"mode,omitempty"`
 }
 
 // conversation is the conversation q was queued in.

@@ -3,6 +3,8 @@ package bot
 import (
 	"strings"
 	"unicode"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // Message is one user message as the platform layer hands it to the engine.
@@ -48,6 +50,9 @@ type Message struct {
 	// rerunIfLost is Pushed.RerunIfLost; rerun marks the second run of a
 	// lost turn, which its sender's backlog does not count.
 	rerunIfLost, rerun bool
+	// mode is a pushed turn's permission mode (Pushed.Mode); a chat
+	// message has none and runs in its conversation's.
+	mode acpbridge.Mode
 }
 
 // StripMention removes the leading "@name" mentions a group chat puts in front

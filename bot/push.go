@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/wecodex/wecodex/acpbridge"
 )
 
 // Pushed is a turn no message started: a schedule's slot or a trigger's
@@ -32,6 +34,9 @@ type Pushed struct {
 	// before it finishes (a schedule's missed: once); its card still says
 	// it stopped. The second run is not run again.
 	RerunIfLost bool
+	// Mode is the turn's permission mode (acpbridge.Mode*); empty means
+	// read-only: nobody is there to watch what it changes.
+	Mode acpbridge.Mode
 }
 
 // Push queues p behind the conversation's running turn, as intake queues a
@@ -59,7 +64,7 @@ func (in *intake) push(ctx context.Context, p Pushed, rerun bool) (Receipt, erro
 		return Receipt{}, fmt.Errorf("push turn %s: no project named %q is configured", p.ID, p.Project)
 	}
 	m := Message{ID: p.ID, Conversation: p.Conversation, User: p.User, Text: text, Channel: ch.Name(), project: p.Project,
-		rerunIfLost: p.RerunIfLost, rerun: rerun}
+		rerunIfLost: p.RerunIfLost, rerun: rerun, mode: pushedMode(p.Mode)}
 	m.Reply.Stream = streamOf(m)
 	log := in.log.With("msgid", m.ID, "conv", m.Conversation.Key(), "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
 	return in.enqueue(ctx, log, ch, m, text, false) // a schedule or trigger, not a user, started it: no limit counts it
@@ -74,7 +79,7 @@ func (s *scheduler) rerunOrphan(ctx context.Context, item []byte) {
 	if json.Unmarshal(item, &q) != nil || !q.Rerun || s.push == nil {
 		return
 	}
-	p := Pushed{ID: q.MsgID + ":rerun", Conversation: q.conversation(), User: q.User, Text: q.Text, Channel: q.Channel, Project: q.Project}
+	p := Pushed{ID: q.MsgID + ":rerun", Conversation: q.conversation(), User: q.User, Text: q.Text, Channel: q.Channel, Project: q.Project, Mode: q.Mode}
 	rc, err := s.push(ctx, p, true)
 	if err != nil || rc.Reply.State == ReplyFinished {
 		// Refused (the conversation's queue is full): its card says why.
@@ -82,4 +87,14 @@ func (s *scheduler) rerunOrphan(ctx context.Context, item []byte) {
 		return
 	}
 	s.log.Info("running again the turn of a replica that stopped before it finished", "conv", q.Conversation, "msgid", q.MsgID, "rerun", p.ID)
+}
+
+// pushedMode is a pushed turn's mode: read-only unless its configuration
+// says otherwise (configs.DefaultScheduleMode), so an unknown value never
+// grants more.
+func pushedMode(mode acpbridge.Mode) acpbridge.Mode {
+	if _, err := acpbridge.ParseMode(string(mode)); err == nil {
+		return mode
+	}
+	return acpbridge.ModeReadOnly
 }

@@ -72,7 +72,7 @@ func (r *turnRunner) session(ctx context.Context, q queued, takeover bool) (id a
 // newSession starts a session for q in cwd, recorded as its
 // conversation's when record.
 func (r *turnRunner) newSession(ctx context.Context, q queued, cwd string, record bool) (acp.SessionId, string, string, error) {
-	sid, err := r.agent.NewSession(ctx, cwd)
+	sid, err := r.startSession(ctx, cwd, q.Mode)
 	if err != nil {
 		return "", "", "", &stepError{stepStartSession, fmt.Errorf("start a session in %s: %w", cwd, err)}
 	}
@@ -85,6 +85,14 @@ func (r *turnRunner) newSession(ctx context.Context, q queued, cwd string, recor
 	}
 	r.recordThread(ctx, q, sid, cwd) // threads.go
 	return sid, cwd, "", nil
+}
+
+// startSession starts a session in cwd, in mode where the agent can.
+func (r *turnRunner) startSession(ctx context.Context, cwd string, mode acpbridge.Mode) (acp.SessionId, error) {
+	if ms, ok := r.agent.(acpbridge.ModeStarter); ok {
+		return ms.NewSessionIn(ctx, cwd, mode)
+	}
+	return r.agent.NewSession(ctx, cwd)
 }
 
 func (r *turnRunner) knows(id acp.SessionId) bool {

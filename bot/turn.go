@@ -65,7 +65,8 @@ func errNoChannel(q queued) error {
 
 // newCard is a card for q on its channel.
 func (r *turnRunner) newCard(ch Channel, q queued) *cards.Card {
-	opts := []cards.Option{cards.WithTitle(cardTitle(q)), cards.WithProgressStyle(cards.ProgressStyle(r.cfg.ProgressStyle))}
+	opts := []cards.Option{cards.WithTitle(cardTitle(q)), cards.WithProgressStyle(cards.ProgressStyle(r.cfg.ProgressStyle)),
+		cards.WithHeader(modeHeader(q.Mode))}
 	return cards.New(append(opts, ch.CardOptions()...)...)
 }
 
@@ -103,12 +104,13 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 		return false
 	}
 	started := time.Now()
+	q.Mode = r.turnMode(ctx, log, q) // modecmd.go
 	card := r.newCard(ch, q)
 	pres := ch.Present(q.turn())
 	pub, cs := r.publish(ctx, card, pres, q)
 	ta := newTurnAudit(r.cfg.Auditor, q, turnID)
 	cs.audit = ta
-	sink := auditSink{r.sinkFor(ctx, cs, &q, ch), ta}
+	sink := auditSink{r.modeSink(ctx, q.Mode, cs, &q, ch), ta}
 	ta.started(ctx)
 	pres.start(pub)
 	pub.Refresh() // show the turn as running at once
@@ -238,6 +240,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, w *worker, q 
 		} else {
 			p.Model, p.Effort = chosen[settingModel], chosen[settingEffort]
 		}
+		p.Mode = q.Mode
 		run = func(ctx context.Context) (acp.StopReason, error) { return r.agent.Prompt(ctx, sid, p, sink) }
 		w.steering.setTarget(&steerTarget{session: sid, sink: sink})
 		defer w.steering.setTarget(nil)

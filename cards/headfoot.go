@@ -5,13 +5,13 @@ package cards
 // should know before reading it, such as a permission mode that is not the
 // default.
 func WithHeader(line string) Option {
-	return func(c *Card) { c.header = oneLine(toValidUTF8(line)) }
+	return func(c *Card) { c.header = OneLine(toValidUTF8(line)) }
 }
 
 // SetFooter sets a line shown after the finished card's status, on every
 // channel (the last stream frame, the last markdown message); "" removes
 // it. Only a terminal card shows it.
-func (c *Card) SetFooter(line string) { c.footer = oneLine(toValidUTF8(line)) }
+func (c *Card) SetFooter(line string) { c.footer = OneLine(toValidUTF8(line)) }
 
 // Header and Footer return the lines set with WithHeader and SetFooter.
 func (c *Card) Header() string { return c.header }

@@ -125,7 +125,10 @@ type thread struct {
 	idle *time.Timer    // unloads the thread once it has been idle for IdleUnload
 }
 
-var _ acpbridge.Agent = (*Agent)(nil)
+var (
+	_ acpbridge.Agent       = (*Agent)(nil)
+	_ acpbridge.ModeStarter = (*Agent)(nil)
+)
 
 // New returns an Agent; the app-server starts on the first call that needs it.
 func New(opts Options) *Agent {
@@ -247,7 +250,15 @@ func (a *Agent) lookupThread(raw []byte) *thread {
 // NewSession starts a Codex thread working in cwd. A thread/start the
 // app-server exits under is sent once more to its successor (tookEffect).
 func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, error) {
-	config, err := a.threadConfig(cwd)
+	return a.NewSessionIn(ctx, cwd, acpbridge.DefaultMode)
+}
+
+// NewSessionIn is NewSession with the thread in mode: a confined thread
+// Codex has not yet written a rollout for cannot be reloaded in another
+// (acpbridge.ModeStarter).
+func (a *Agent) NewSessionIn(ctx context.Context, cwd string, mode acpbridge.Mode) (acp.SessionId, error) {
+	mode = cmp.Or(mode, acpbridge.DefaultMode)
+	config, err := a.threadConfigIn(cwd, mode)
 	if err != nil {
 		return "", fmt.Errorf("start codex thread: %w", err)
 	}
@@ -277,7 +288,7 @@ func (a *Agent) NewSession(ctx context.Context, cwd string) (acp.SessionId, erro
 	}
 	th := a.threadFor(r.Thread.ID)
 	a.mu.Lock()
-	th.cwd, th.gen, th.mode = cwd, gen, acpbridge.DefaultMode
+	th.cwd, th.gen, th.mode = cwd, gen, mode
 	a.mu.Unlock()
 	a.log.Info("codex thread started", "thread", r.Thread.ID)
 	return acp.SessionId(r.Thread.ID), nil

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/app"
@@ -139,7 +140,7 @@ func (p pushStarter) Start(ctx context.Context, t schedule.Turn) error {
 	// A group's turn runs as what fired it (Turn.RunAs), so the logs and
 	// the approval card name the schedule.
 	user := t.RunAs()
-	_, err = p.eng.Push(ctx, bot.Pushed{ID: t.ID, Conversation: conv, User: user, Text: t.Prompt, Channel: ch, Project: t.Project, RerunIfLost: t.RerunIfLost})
+	_, err = p.eng.Push(ctx, bot.Pushed{ID: t.ID, Conversation: conv, User: user, Text: t.Prompt, Channel: ch, Project: t.Project, RerunIfLost: t.RerunIfLost, Mode: acpbridge.Mode(t.Mode)})
 	return err
 }
 

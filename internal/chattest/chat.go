@@ -138,10 +138,13 @@ type Frame struct {
 	Progress []string
 	Body     string
 	Status   string
+	// Header and Footer are the card's lines above and below (cards'
+	// WithHeader, SetFooter); most cards have neither.
+	Header, Footer string
 }
 
 func render(c *cards.Card) Frame {
-	f := Frame{Title: c.Title(), Body: c.Body(), Status: c.Status().String()}
+	f := Frame{Title: c.Title(), Body: c.Body(), Status: c.Status().String(), Header: c.Header(), Footer: c.Footer()}
 	for _, it := range c.Progress() {
 		switch it.Kind {
 		case cards.ItemThought:
@@ -157,9 +160,17 @@ func render(c *cards.Card) Frame {
 	return f
 }
 
-// String is the frame on one line: title, progress, body and status.
+// String is the frame on one line: title, progress, body and status, with
+// the header before and the footer after when the card has them.
 func (f Frame) String() string {
-	return strings.Join([]string{f.Title, "[" + strings.Join(f.Progress, "; ") + "]", f.Body, f.Status}, " | ")
+	parts := []string{f.Title, "[" + strings.Join(f.Progress, "; ") + "]", f.Body, f.Status}
+	if f.Header != "" {
+		parts = append([]string{"header: " + f.Header}, parts...)
+	}
+	if f.Footer != "" {
+		parts = append(parts, "footer: "+f.Footer)
+	}
+	return strings.Join(parts, " | ")
 }
 
 func (c *Chat) record(conv bot.Conversation, format string, args ...any) {
