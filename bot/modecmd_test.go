@@ -64,6 +64,8 @@ func TestModeCommand(t *testing.T) {
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Tried.")),
 		sm.Reply(writeCall("call_ws")),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Wrote.")),
+		sm.Reply(writeCall("call_pushed")),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Tried as scheduled.")),
 	))
 	group := chattest.Room("wrkChat")
 	list := "**Modes** (▶ this conversation's)\n" +
@@ -88,14 +90,22 @@ func TestModeCommand(t *testing.T) {
 		t.Errorf("/mode workspace = %q", got)
 	}
 	r.turn(t, "t2", group, "bob", "write again")
+	// A schedule's turn without a mode of its own runs read-only, whatever
+	// the conversation chose.
+	if _, err := r.e.Push(t.Context(), bot.Pushed{ID: "schedule:tests:1", Conversation: group, User: "wecodex-schedule-tests",
+		Text: "scheduled write", Channel: chattest.Name}); err != nil {
+		t.Fatal(err)
+	}
+	r.chat.WaitForCount(t, group, "finish", 3)
 
 	reqs := r.h.Server.ModelRequests()
-	if len(reqs) != 4 {
-		t.Fatalf("model requests: %d, want 4 (no command reaches the model); events %q", len(reqs), r.chat.Events(group))
+	if len(reqs) != 6 {
+		t.Fatalf("model requests: %d, want 6 (no command reaches the model); events %q", len(reqs), r.chat.Events(group))
 	}
 	for call, want := range map[string]string{
-		"call_ro": "/bin/bash: line 1: w.txt: Read-only file system\nexit=1\n",
-		"call_ws": "exit=0\n",
+		"call_ro":     "/bin/bash: line 1: w.txt: Read-only file system\nexit=1\n",
+		"call_ws":     "exit=0\n",
+		"call_pushed": "/bin/bash: line 1: w.txt: Read-only file system\nexit=1\n",
 	} {
 		if got := modelGot(t, reqs, call); got != want {
 			t.Errorf("%s: the model got %q, want %q", call, got, want)
@@ -117,6 +127,7 @@ func TestModeCommand(t *testing.T) {
 	want := []string{
 		"card: header: 🔒 Mode: read-only — the agent may look, not change | write it | [tool: " + writeTitle + " (completed)] | Tried. | done",
 		"card: write again | [tool: " + writeTitle + " (completed)] | Wrote. | done",
+		"card: header: 🔒 Mode: read-only — the agent may look, not change | scheduled write | [tool: " + writeTitle + " (completed)] | Tried as scheduled. | done",
 	}
 	if !slices.Equal(cards, want) {
 		t.Errorf("cards =\n%q\nwant\n%q", cards, want)

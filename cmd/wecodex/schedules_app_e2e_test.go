@@ -20,6 +20,10 @@ import (
 // takes depends on the machine's speed, so only "at least three, none
 // twice" is asserted; the exact count per slot is pinned with a driven
 // clock in schedule/scheduler_test.go.
+// readOnlyHeader leads the answer of a schedule's card: a schedule without
+// a mode runs read-only, and its card says so.
+const readOnlyHeader = "🔒 Mode: read-only — the agent may look, not change\n\n"
+
 func TestE2EAppScheduleRunsEachSlotOnce(t *testing.T) {
 	e := newE2E(t, sm.ScriptFunc(func(*sm.Request) (sm.Response, error) {
 		return sm.Reply(sm.Message(sm.PhaseFinalAnswer, "All tests pass.")), nil
@@ -37,7 +41,7 @@ func TestE2EAppScheduleRunsEachSlotOnce(t *testing.T) {
 		return func(wecomtest.AppRecord) bool {
 			count := 0
 			for _, d := range api.Delivered("alice", "") {
-				if d.MsgType == "markdown" && d.Content == "All tests pass." {
+				if d.MsgType == "markdown" && d.Content == readOnlyHeader+"All tests pass." {
 					count++
 				}
 			}

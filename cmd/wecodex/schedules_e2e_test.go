@@ -73,7 +73,8 @@ triggers:
 	if len(title) > 200 {
 		title = title[:200] + "…"
 	}
-	want := "**⏰ " + title + "**\n\n> Reading the log.\n\n---\n\nTestX failed: the fixture is missing."
+	// A trigger without a mode runs read-only, and its card says so.
+	want := "**⏰ " + title + "**\n\n> Reading the log.\n\n---\n\n🔒 Mode: read-only — the agent may look, not change\n\nTestX failed: the fixture is missing."
 	if got := sent.Markdown(); got != want || sent.Errcode != 0 {
 		t.Fatalf("pushed markdown (errcode %d):\n%q\nwant\n%q", sent.Errcode, got, want)
 	}

@@ -68,7 +68,7 @@ func scheduleSurvivesKill(t *testing.T, missed, card string, rerun bool) {
 	if rerun {
 		other.logs.waitFor(t, ctx, "turn ended", map[string]any{"msgid": lost + ":rerun", "outcome": "finished"})
 	}
-	if _, err := api.Wait(ctx, delivered("All tests pass.")); err != nil {
+	if _, err := api.Wait(ctx, delivered(readOnlyHeader+"All tests pass.")); err != nil {
 		t.Fatalf("the next slot's answer: %v; delivered %+v", err, api.Delivered("alice", ""))
 	}
 	if len(other.logs.withMsg("schedule fired", map[string]any{"schedule": "tests"})) == 0 {
