@@ -35,6 +35,7 @@ func chatCommands() []chatCommand {
 		{names: []string{"/fork"}, help: "`/fork <n>` — branch session n into a new session and continue there, leaving it as it was", run: runFork},
 		{names: []string{"/name"}, help: "`/name <text>` — name the current session", run: runName},
 		{names: []string{"/mode"}, help: "`/mode` [`read-only`|`workspace`|`full`] — the permission modes, or switch this conversation's (`full`: approvers only)", run: runMode},
+		{names: []string{"/usage"}, help: "`/usage` — this session's tokens, the account's rate limits, and what is left of your limits", run: runUsage},
 		{names: []string{"/project"}, help: "`/project` — the projects open here; `/project <name>` — work in another (a fresh session)", shown: withProjects, run: runProject},
 		{names: []string{"/diff"}, help: "`/diff` — what this conversation changed against the project's ref", shown: withProjects, run: runProject},
 		{names: []string{"/reset"}, help: "`/reset` — discard those changes (asks for `/reset yes`)", shown: withProjects, run: runProject},

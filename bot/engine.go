@@ -42,6 +42,9 @@ type Config struct {
 	// ProgressStyle is cards.progress_style ("think" or "quote"); empty
 	// means think.
 	ProgressStyle string
+	// UsageFooter is cards.usage_footer: a finished card ends with a line
+	// of the tokens its turn used (usagecmd.go).
+	UsageFooter bool
 	// Access says who may drive the agent.
 	Access Access
 	// LeaseTTL bounds how long a dead replica blocks a conversation; the
@@ -89,6 +92,8 @@ type Config struct {
 	Observer Observer
 	// Auditor records the audit trail; nil means NopAuditor.
 	Auditor Auditor
+	// Usage is what /usage reads besides the store (usagecmd.go).
+	Usage UsageConfig
 	// Limits are the per-user limits (limits.*), counted in Store.Limits.
 	Limits Limits
 }
@@ -175,8 +180,10 @@ func New(cfg Config, st Store, agent acpbridge.Agent, chans ...Channel) (*Engine
 	ap := newApprovals(cfg, st.Approvals, log)
 	runner := newTurnRunner(cfg, turnParts{st.Attachments, st.Conversations}, agent, cs, ap, log)
 	runner.limits, runner.threads = st.Limits, st.Threads
+	usage, _ := st.Conversations.(UsageStore)
+	runner.usage = usage
 	sched := newScheduler(cfg, schedulerParts{st.Queue, st.Replicas}, runner, cs, log)
-	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, limits: st.Limits, threads: st.Threads, log: log}
+	in := &intake{cfg: cfg, store: intakeParts{st.Dedupe, st.Attachments, st.Queue, st.Conversations}, channels: cs, sched: sched, approvals: ap, limits: st.Limits, threads: st.Threads, usageStore: usage, log: log}
 	in.agent = agent
 	if steers, ok := st.Queue.(SteerStore); ok {
 		in.steers, sched.steers = steers, steers

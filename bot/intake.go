@@ -26,7 +26,9 @@ type intake struct {
 	// threads lists the conversation's sessions (/sessions, /resume,
 	// /fork, /name); nil: those say they are not available.
 	threads ThreadStore
-	log     *slog.Logger
+	// usageStore is nil when the store keeps no session usage.
+	usageStore UsageStore
+	log        *slog.Logger
 	// agent is asked only what it can do (controlcmd.go); steers hands a
 	// message to a running turn, nil when the store cannot.
 	agent  acpbridge.Agent

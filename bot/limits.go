@@ -40,6 +40,9 @@ type LimitStore interface {
 	TokensUsed(ctx context.Context, user string, now time.Time) (int64, error)
 	// AddTokens adds n to user's tokens on the UTC day of now.
 	AddTokens(ctx context.Context, user string, now time.Time, n int64) error
+	// TurnsUsed is how many turns TakeTurn counted for user in the hour of
+	// now, and when that hour ends.
+	TurnsUsed(ctx context.Context, user string, now time.Time) (int, time.Time, error)
 }
 
 // ProjectLimits is what Projects may add: a project's own limits

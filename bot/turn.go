@@ -48,6 +48,7 @@ type turnRunner struct {
 	// threads records the sessions each conversation uses, for
 	// /sessions; nil records nothing.
 	threads ThreadStore
+	usage   UsageStore // nil: /usage shows no session tokens
 	log     *slog.Logger
 
 	mu       sync.Mutex
@@ -141,6 +142,8 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 		log.Warn("turn failed", "kind", acpbridge.KindOf(err).String(), "err", err)
 	}
 	r.ended(saveCtx, log, q, ta, outcomeOf(status, timed), status, started)
+	r.footer(pub, ta)                  // usagecmd.go
+	r.recordUsage(saveCtx, log, q, ta) // usagecmd.go
 	pub.SetStatus(status)
 	pub.Close()
 	r.finish(saveCtx, pres, card)

@@ -281,7 +281,9 @@ const (
 type CardsConfig struct {
 	ProgressStyle  string        `mapstructure:"progress_style"`
 	UpdateInterval time.Duration `mapstructure:"update_interval"`
-	Files          FilesConfig   `mapstructure:"files"`
+	// UsageFooter gives each finished card a line with its turn's tokens.
+	UsageFooter bool        `mapstructure:"usage_footer"`
+	Files       FilesConfig `mapstructure:"files"`
 }
 
 // PlaygroundConfig is the playground.* section: a local page that plays WeCom,

@@ -71,3 +71,17 @@ func (s *Limits) AddTokens(ctx context.Context, user string, now time.Time, n in
 	}
 	return nil
 }
+
+// TurnsUsed is how many turns TakeTurn counted for user in the clock hour
+// of now, and when that hour ends.
+func (s *Limits) TurnsUsed(ctx context.Context, user string, now time.Time) (int, time.Time, error) {
+	hour := hourOf(now)
+	n, err := s.client.Get(ctx, s.keys.LimitTurns(user, hour.Unix())).Int()
+	if errors.Is(err, redis.Nil) {
+		return 0, hour.Add(time.Hour), nil
+	}
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("read the turns of %s: %w", user, err)
+	}
+	return n, hour.Add(time.Hour), nil
+}

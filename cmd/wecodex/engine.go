@@ -79,6 +79,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 	ecfg.Auditor, ecfg.Limits = auditor(aud), engineLimits(cfg)
 	ecfg.Models = botModels(cfg, agent) // models.go
 	ecfg.Threads = botThreads(agent)    // threads.go
+	ecfg.Usage = botUsage(agent)
 	e, err := bot.New(ecfg, engineStore(db), agent, botChannels(chans)...)
 	if err != nil {
 		_ = agent.Close()
@@ -138,6 +139,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 		Files:              bot.FileLimits{MaxCount: cfg.Cards.Files.MaxCount, MaxBytes: cfg.Cards.Files.MaxBytes, MaxTotalBytes: cfg.Cards.Files.MaxTotalBytes},
 		ProgressStyle:      cfg.Cards.ProgressStyle,
 		Busy:               cfg.Agent.Busy,
+		UsageFooter:        cfg.Cards.UsageFooter,
 		MaxConcurrentTurns: cfg.Agent.MaxConcurrentTurns,
 		MaxQueuedPerUser:   cfg.Access.MaxQueuedPerUser,
 		Access: bot.Access{

@@ -25,3 +25,20 @@ func botModels(cfg *configs.Config, agent acpbridge.Agent) bot.ModelConfig {
 	}
 	return mc
 }
+
+// botUsage is what /usage reads of the agent: Codex's account rate limits
+// (account/rateLimits/read); nothing for an ACP agent.
+func botUsage(agent acpbridge.Agent) bot.UsageConfig {
+	a, ok := agent.(*codex.Agent)
+	if !ok {
+		return bot.UsageConfig{}
+	}
+	return bot.UsageConfig{RateLimits: func(ctx context.Context) ([]bot.RateLimitWindow, error) {
+		ws, err := a.RateLimits(ctx)
+		out := make([]bot.RateLimitWindow, 0, len(ws))
+		for _, w := range ws {
+			out = append(out, bot.RateLimitWindow{Limit: w.Limit, Which: w.Which, UsedPercent: w.UsedPercent, Window: w.Window, ResetsAt: w.ResetsAt})
+		}
+		return out, err
+	}}
+}
