@@ -75,7 +75,7 @@ triggers:
 		if _, err := api.Wait(ctx, func(wecomtest.AppRecord) bool {
 			n := 0
 			for _, d := range api.Delivered("alice", "") {
-				if d.MsgType == "markdown" && d.Content == "Done." {
+				if d.MsgType == "markdown" && d.Content == readOnlyHeader+"Done." {
 					n++
 				}
 			}
