@@ -138,7 +138,7 @@ func TestE2ELongConnChatSchedulePushesItsCard(t *testing.T) {
 	sent := waitRecord(t, ctx, srv, 0, "the pushed card", func(r wecomtest.Record) bool {
 		return r.Kind == wecomtest.KindRequest && r.Cmd == "aibot_send_msg"
 	})
-	if want := "**⏰ Run the tests.**\n\n> Running the tests.\n\n---\n\nAll tests pass."; sent.Markdown() != want || sent.Errcode != 0 {
+	if want := "**⏰ Run the tests.**\n\n> Running the tests.\n\n---\n\n" + readOnlyHeader + "All tests pass."; sent.Markdown() != want || sent.Errcode != 0 {
 		t.Fatalf("pushed markdown (errcode %d):\n%q\nwant\n%q", sent.Errcode, sent.Markdown(), want)
 	}
 	if got, want := say("alice", "/schedule rm chat-1"), "OK — schedule `chat-1`: removed."; got != want {
