@@ -38,7 +38,7 @@ func (e benchEnv) webhook() (map[int]result, error) {
 		r, err := e.webhookRun(ctx, p, sim, users(fmt.Sprintf("webhook-n%d", n), n))
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("run of %d conversations: %w\n%s", n, err, p.Tail(20))
+			return nil, fmt.Errorf("run of %d conversations: %w; the server's last lines: %s", n, err, p.Tail(20))
 		}
 		out[n] = r
 		fmt.Printf("webhook  N=%-3d first p99 %.2f s, finish p99 %.2f s, load %s\n", n, pct(r.first, 99), pct(r.done, 99), r.load)
@@ -130,7 +130,7 @@ func (e benchEnv) longConn() (map[int]result, error) {
 		r, err := e.longConnRun(ctx, p, srv, users(fmt.Sprintf("longconn-n%d", n), n))
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("run of %d conversations: %w\n%s", n, err, p.Tail(20))
+			return nil, fmt.Errorf("run of %d conversations: %w; the server's last lines: %s", n, err, p.Tail(20))
 		}
 		out[n] = r
 		fmt.Printf("longconn N=%-3d first p99 %.2f s, finish p99 %.2f s, load %s\n", n, pct(r.first, 99), pct(r.done, 99), r.load)
