@@ -29,19 +29,27 @@ func (e benchEnv) webhook() (map[int]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.webhookRun(ctx, p, sim, users("webhook-warmup", 1)); err != nil {
+	return e.eachN(ctx, "webhook", p, func(ctx context.Context, us []string) (result, error) {
+		return e.webhookRun(ctx, p, sim, us)
+	})
+}
+
+// eachN runs one warm-up turn, then every N once, through run, printing
+// each N's figures under the channel's name.
+func (e benchEnv) eachN(ctx context.Context, channel string, p *serveproc.Proc, run func(context.Context, []string) (result, error)) (map[int]result, error) {
+	if _, err := run(ctx, users(channel+"-warmup", 1)); err != nil {
 		return nil, fmt.Errorf("warm-up: %w\n%s", err, p.Tail(20))
 	}
 	out := map[int]result{}
 	for _, n := range e.o.ns {
 		ctx, cancel := within()
-		r, err := e.webhookRun(ctx, p, sim, users(fmt.Sprintf("webhook-n%d", n), n))
+		r, err := run(ctx, users(fmt.Sprintf("%s-n%d", channel, n), n))
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("run of %d conversations: %w; the server's last lines: %s", n, err, p.Tail(20))
 		}
 		out[n] = r
-		fmt.Printf("webhook  N=%-3d first p99 %.2f s, finish p99 %.2f s, load %s\n", n, pct(r.first, 99), pct(r.done, 99), r.load)
+		fmt.Printf("%-8s N=%-3d first p99 %.2f s, finish p99 %.2f s, load %s\n", channel, n, pct(r.first, 99), pct(r.done, 99), r.load)
 	}
 	return out, nil
 }
@@ -121,21 +129,9 @@ func (e benchEnv) longConn() (map[int]result, error) {
 	if _, err := p.WaitLog(ctx, "wecom long connection subscribed"); err != nil {
 		return nil, err
 	}
-	if _, err := e.longConnRun(ctx, p, srv, users("longconn-warmup", 1)); err != nil {
-		return nil, fmt.Errorf("warm-up: %w\n%s", err, p.Tail(20))
-	}
-	out := map[int]result{}
-	for _, n := range e.o.ns {
-		ctx, cancel := within()
-		r, err := e.longConnRun(ctx, p, srv, users(fmt.Sprintf("longconn-n%d", n), n))
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("run of %d conversations: %w; the server's last lines: %s", n, err, p.Tail(20))
-		}
-		out[n] = r
-		fmt.Printf("longconn N=%-3d first p99 %.2f s, finish p99 %.2f s, load %s\n", n, pct(r.first, 99), pct(r.done, 99), r.load)
-	}
-	return out, nil
+	return e.eachN(ctx, "longconn", p, func(ctx context.Context, us []string) (result, error) {
+		return e.longConnRun(ctx, p, srv, us)
+	})
 }
 
 // longConnRun pushes one message from each user at once and times the
