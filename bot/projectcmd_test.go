@@ -124,7 +124,7 @@ func (r *projectRig) say(t *testing.T, id string, conv bot.Conversation, user, t
 }
 
 // turn sends user's text in conv and waits until its card is the nth
-// finished in conv.
+// finished in conv and the turn has let its lease go.
 func (r *projectRig) turn(t *testing.T, id string, conv bot.Conversation, user, text string) {
 	t.Helper()
 	n := 0
@@ -135,6 +135,7 @@ func (r *projectRig) turn(t *testing.T, id string, conv bot.Conversation, user, 
 	}
 	r.say(t, id, conv, user, text)
 	r.chat.WaitForCount(t, conv, "finish", n+1)
+	r.leaseFree(t, conv) // a command refused mid-turn (/resume, /reset) must not see it
 }
 
 // workspace is conv's worktree in project (made already).

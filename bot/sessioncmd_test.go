@@ -189,6 +189,7 @@ func TestForkLeavesTheOriginal(t *testing.T) {
 	}
 	gate.Release()
 	r.chat.WaitForCount(t, dm, "finish", 3)
+	r.leaseFree(t, dm)
 	if got, want := r.say(t, "r1", dm, "alice", "/resume 2"), "OK — this conversation is on session 2, “root words”, again: the next message continues it."; got != want {
 		t.Fatalf("/resume 2 = %q, want %q", got, want)
 	}
