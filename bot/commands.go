@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -112,5 +113,26 @@ func (in *intake) status(ctx context.Context, conv string) (string, error) {
 		return "", fmt.Errorf("/status of %s: %w", conv, err)
 	}
 	in.log.Info("status", "conv", conv, "replica", replica, "session", session, "waiting", len(waiting))
-	return textStatus(token != 0, len(waiting), session != "") + settingsStatus(chosen, in.unsetSetting()), nil
+	return textStatus(token != 0, len(waiting), session != "", in.sessionName(ctx, conv, session)) +
+		settingsStatus(chosen, in.unsetSetting()) + modeStatus(chosenMode(chosen)), nil
+}
+
+// sessionName is what /name called conv's session id, "" for none (or
+// when the record cannot be read: /status still answers).
+func (in *intake) sessionName(ctx context.Context, conv, id string) string {
+	if in.threads == nil || id == "" {
+		return ""
+	}
+	ids, recs, _, err := in.threads.UsedThreads(ctx, conv)
+	if err != nil {
+		in.log.Warn("read the sessions for /status; it names none", "conv", conv, "err", err)
+		return ""
+	}
+	for i := range ids {
+		var rec threadRecord
+		if ids[i] == id && recs[i] != nil && json.Unmarshal(recs[i], &rec) == nil {
+			return rec.Name
+		}
+	}
+	return ""
 }

@@ -136,6 +136,14 @@ func (r *turnRunner) modeSink(ctx context.Context, mode acpbridge.Mode, card car
 	return r.sinkFor(ctx, card, q, ch)
 }
 
+// modeStatus is /status's mode line.
+func modeStatus(mode acpbridge.Mode) string {
+	if mode == acpbridge.DefaultMode {
+		return "\n- mode: `" + string(mode) + "` (the default)"
+	}
+	return "\n- mode: `" + string(mode) + "` (this conversation's)"
+}
+
 // modeHeader is the card's header line for mode: none for the default.
 func modeHeader(mode acpbridge.Mode) string {
 	switch mode {

@@ -85,6 +85,9 @@ func TestModeCommand(t *testing.T) {
 			t.Errorf("%s %s = %q, want %q", c.user, c.say, got, c.want)
 		}
 	}
+	if got, want := r.say(t, "s1", group, "bob", "/status"), "\n- mode: `read-only` (this conversation's)"; !strings.HasSuffix(got, want) {
+		t.Errorf("/status = %q, want it to end %q", got, want)
+	}
 	r.turn(t, "t1", group, "bob", "write it")
 	if got := r.say(t, "m9", group, "alice", "/mode workspace"); got != "Mode set to `workspace` for this conversation: the default: its commands write the workspace; leaving the sandbox needs an approval. Its next turn runs in it." {
 		t.Errorf("/mode workspace = %q", got)

@@ -80,7 +80,7 @@ func TestModelAndEffortCommands(t *testing.T) {
 		t.Errorf("requests: (%q, %q), (%q, %q); want other then other with high", reqs[0].Model, reqs[0].Effort, reqs[1].Model, reqs[1].Effort)
 	}
 	status := r.say(t, "s1", dm, "alice", "/status")
-	if want := "\n- model: `other` (this conversation's)\n- effort: `high` (this conversation's)"; !strings.HasSuffix(status, want) {
+	if want := "\n- model: `other` (this conversation's)\n- effort: `high` (this conversation's)\n- mode: `workspace` (the default)"; !strings.HasSuffix(status, want) {
 		t.Errorf("/status = %q, want it to end %q", status, want)
 	}
 }

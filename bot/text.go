@@ -36,9 +36,10 @@ const (
 func textQueued(position int) string { return cards.QueuedLine(position) }
 
 // textStatus answers /status: whether a turn runs, how many wait, whether a
-// session exists. It names no replica and no session id: those are the
-// server's insides, which the log has (the user needs neither to act).
-func textStatus(running bool, waiting int, hasSession bool) string {
+// session exists and what /name called it. It names no replica and no
+// session id: those are the server's insides, which the log has (the user
+// needs neither to act).
+func textStatus(running bool, waiting int, hasSession bool, name string) string {
 	turn := "idle"
 	if running {
 		turn = "running"
@@ -46,6 +47,9 @@ func textStatus(running bool, waiting int, hasSession bool) string {
 	session := "none yet (the next message starts one)"
 	if hasSession {
 		session = "started (/new starts a fresh one)"
+	}
+	if hasSession && name != "" {
+		session = "“" + name + "” (/new starts a fresh one)"
 	}
 	return fmt.Sprintf("**Status**\n- turn: %s\n- waiting: %d\n- session: %s", turn, waiting, session)
 }

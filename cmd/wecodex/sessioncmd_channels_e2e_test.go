@@ -44,6 +44,7 @@ func checkSessionCommands(t *testing.T, ctx context.Context, e *e2e, ch chatChan
 	check("/new", "OK — the next message starts a fresh session.")
 	turn("second topic", "Two.")
 	check("/name  the second one", "OK — this session is named “the second one”.")
+	check("/status", "**Status**\n- turn: idle\n- waiting: 0\n- session: “the second one” (/new starts a fresh one)\n- model: Codex's default\n- effort: Codex's default\n- mode: `workspace` (the default)")
 	check("/sessions", sessionsAnswer(t, ctx, e, ch.conv, false, "the second one", "first topic"))
 	check("/resume first", "`/resume <n>` takes the number of a session on `/sessions`.")
 	check("/resume 3", "There is no session 3 here: `/sessions` lists this conversation's 2.")

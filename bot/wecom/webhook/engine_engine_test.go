@@ -142,7 +142,7 @@ func TestQueuedMessageWaitsItsTurn(t *testing.T) {
 	}
 	status := receive(t, r.e, msg("m4", "alice", "/status"))
 	// No replica and no session id: those are the server's, for its log.
-	if want := "**Status**\n- turn: running\n- waiting: 2\n- session: started (/new starts a fresh one)\n- model: Codex's default\n- effort: Codex's default"; status.Content != want {
+	if want := "**Status**\n- turn: running\n- waiting: 2\n- session: started (/new starts a fresh one)\n- model: Codex's default\n- effort: Codex's default\n- mode: `workspace` (the default)"; status.Content != want {
 		t.Fatalf("/status:\n%s\nwant\n%s", status.Content, want)
 	}
 	r.agent.release("one")
@@ -170,7 +170,7 @@ func TestNewStartsAFreshSession(t *testing.T) {
 	if f := receive(t, r.e, msg("m2", "alice", "/new")); f.Content != "OK — the next message starts a fresh session." || !f.Finish {
 		t.Fatalf("/new: %+v", f)
 	}
-	if f := receive(t, r.e, msg("m3", "alice", "/status")); f.Content != "**Status**\n- turn: idle\n- waiting: 0\n- session: none yet (the next message starts one)\n- model: Codex's default\n- effort: Codex's default" {
+	if f := receive(t, r.e, msg("m3", "alice", "/status")); f.Content != "**Status**\n- turn: idle\n- waiting: 0\n- session: none yet (the next message starts one)\n- model: Codex's default\n- effort: Codex's default\n- mode: `workspace` (the default)" {
 		t.Fatalf("/status after /new: %q", f.Content)
 	}
 	waitFinished(t, r.e, receive(t, r.e, msg("m4", "alice", "two")).StreamID)
