@@ -15,8 +15,8 @@ import (
 )
 
 // The settings a chat changes and the refusals intake makes are each one
-// record, after the message's own, where they happen: /model, /effort and
-// /project (picked, or refused as not open to the conversation), and a
+// record, after the message's own, where they happen: /model, /effort,
+// /mode (picked, or full refused to a non-approver) and /project (picked, or refused as not open to the conversation), and a
 // message beyond access.max_queued_per_user. No engine runs turns here, so
 // the first message stays queued and fills alice's backlog of one.
 func TestAuditRecordsSettingsAndRefusals(t *testing.T) {
@@ -46,7 +46,7 @@ func TestAuditRecordsSettingsAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	dm := chattest.DM("alice")
-	for i, text := range []string{"/model other", "/effort high", "/project ops", "/project web", "first", "second"} {
+	for i, text := range []string{"/model other", "/effort high", "/mode read-only", "/mode full", "/project ops", "/project web", "first", "second"} {
 		conv := dm
 		if text == "second" {
 			conv = bot.Conversation{Kind: "app", ID: "alice"} // another of alice's: her backlog spans them
@@ -68,12 +68,16 @@ func TestAuditRecordsSettingsAndRefusals(t *testing.T) {
 		"message dm:alice b    ",
 		"setting dm:alice  effort high  ",
 		"message dm:alice c    ",
-		"refused dm:alice c   project ops",
+		"setting dm:alice  mode read-only  ",
 		"message dm:alice d    ",
-		"setting dm:alice  project web  ",
+		"refused dm:alice d   mode full: not an approver ",
 		"message dm:alice e    ",
-		"message app:alice f    ",
-		"refused app:alice f   backlog_full ",
+		"refused dm:alice e   project ops",
+		"message dm:alice f    ",
+		"setting dm:alice  project web  ",
+		"message dm:alice g    ",
+		"message app:alice h    ",
+		"refused app:alice h   backlog_full ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
