@@ -10,11 +10,13 @@ import (
 // chatChannel is alice's 1:1 chat with a running wecodex on one WeCom
 // channel: say sends a command and returns its answer as WeCom received
 // it; turn sends a message and returns its turn's end as WeCom received
-// it (the final frame, or the answer message).
+// it (the final frame, or the answer message); begin sends a message and
+// returns what waits for its end, so a test can act while its turn runs.
 type chatChannel struct {
-	conv string
-	say  func(t *testing.T, ctx context.Context, text string) string
-	turn func(t *testing.T, ctx context.Context, text string) string
+	conv  string
+	say   func(t *testing.T, ctx context.Context, text string) string
+	turn  func(t *testing.T, ctx context.Context, text string) string
+	begin func(t *testing.T, ctx context.Context, text string) func() string
 }
 
 // webhookChat is alice's chat through the webhook's callbacks: a
@@ -27,47 +29,66 @@ func webhookChat(b *botProc) chatChannel {
 			return sayDirect(t, ctx, b.sim, "alice", text)
 		},
 		turn: func(t *testing.T, ctx context.Context, text string) string {
-			s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: text})
-			if err != nil {
-				t.Fatal(err)
-			}
-			last, _ := follow(t, ctx, b.sim, s.ID)
-			return last.Content
+			return webhookBegin(t, ctx, b, text)()
 		},
+		begin: func(t *testing.T, ctx context.Context, text string) func() string {
+			return webhookBegin(t, ctx, b, text)
+		},
+	}
+}
+
+func webhookBegin(t *testing.T, ctx context.Context, b *botProc, text string) func() string {
+	t.Helper()
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() string {
+		last, _ := follow(t, ctx, b.sim, s.ID)
+		return last.Content
 	}
 }
 
 // longConnChat is alice's chat through the long connection: either
 // answer is the final frame of the stream on the message's req_id.
 func longConnChat(srv *wecomtest.LongConnServer) chatChannel {
-	final := func(t *testing.T, ctx context.Context, text string) string {
+	begin := func(t *testing.T, ctx context.Context, text string) func() string {
 		reqID := push(t, srv, "alice", text)
-		return waitRecord(t, ctx, srv, 0, text+"'s final frame", func(r wecomtest.Record) bool {
-			return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
-		}).Stream().Content
+		return func() string {
+			return waitRecord(t, ctx, srv, 0, text+"'s final frame", func(r wecomtest.Record) bool {
+				return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
+			}).Stream().Content
+		}
 	}
-	return chatChannel{conv: "single:alice", say: final, turn: final}
+	final := func(t *testing.T, ctx context.Context, text string) string { return begin(t, ctx, text)() }
+	return chatChannel{conv: "single:alice", say: final, turn: final, begin: begin}
 }
 
 // appChat is alice's chat with the self-built app: either answer is the
 // first markdown message qyapi's message/send delivered to her after the
-// callback.
+// callback and after the answer taken last (a message sent while a turn
+// runs is answered before it ends).
 func appChat(api *wecomtest.AppAPI, cb *wecomtest.AppCallbacks) chatChannel {
-	next := func(t *testing.T, ctx context.Context, text string) string {
+	taken := 0
+	begin := func(t *testing.T, ctx context.Context, text string) func() string {
 		t.Helper()
 		after := len(api.Records())
 		if rep, err := cb.Send(ctx, wecomtest.AppText("alice", text)); err != nil || rep.Status != 200 {
 			t.Fatalf("%s: callback %d %v", text, rep.Status, err)
 		}
-		r, err := api.Wait(ctx, func(r wecomtest.AppRecord) bool {
-			return r.Seq > after && r.API == "message/send" && r.ToUser == "alice" && r.MsgType == "markdown" && r.Errcode == 0
-		})
-		if err != nil {
-			t.Fatalf("%s: no markdown message delivered: %v", text, err)
+		return func() string {
+			r, err := api.Wait(ctx, func(r wecomtest.AppRecord) bool {
+				return r.Seq > max(after, taken) && r.API == "message/send" && r.ToUser == "alice" && r.MsgType == "markdown" && r.Errcode == 0
+			})
+			if err != nil {
+				t.Fatalf("%s: no markdown message delivered: %v", text, err)
+			}
+			taken = r.Seq
+			return r.Content
 		}
-		return r.Content
 	}
-	return chatChannel{conv: "app:alice", say: next, turn: next}
+	next := func(t *testing.T, ctx context.Context, text string) string { return begin(t, ctx, text)() }
+	return chatChannel{conv: "app:alice", say: next, turn: next, begin: begin}
 }
 
 // serveApp starts wecodex serve with the self-built app on a qyapi fake,

@@ -4,13 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wecodex/wecodex/bot"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
-	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 func controlScript() sm.Script {
@@ -81,39 +81,77 @@ func TestE2EControlCommandsOnTheApp(t *testing.T) {
 	checkControlCommands(t, within(t, 3*time.Minute), e, appChat(api, cb))
 }
 
-// /steer on the webhook while a turn is held mid-answer: its reply waits,
-// then says it was added; the model reads it in that same turn, whose
-// card's progress shows it, and no second turn starts.
-func TestE2ESteerOnTheWebhook(t *testing.T) {
-	gate := sm.NewGate()
-	e := newE2E(t, sm.Sequence(
+func steerScript(gate *sm.Gate) sm.Script {
+	return sm.Sequence(
 		sm.Reply(sm.MessageDeltas(sm.PhaseFinalAnswer, "Work", "ing.")).WithHold(1, gate),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Did X too.")),
-	))
-	b := e.serve(t, "5m30s")
-	ctx := within(t, 3*time.Minute)
-	turn, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "start"})
-	if err != nil {
-		t.Fatal(err)
+	)
+}
+
+// checkSteer sends /steer on ch while a turn is held mid-answer: its reply
+// says it was added; the model reads it in that same turn, whose end (as
+// WeCom received it) holds wants, and no second turn starts.
+func checkSteer(t *testing.T, ctx context.Context, e *e2e, ch chatChannel, gate *sm.Gate, wants ...string) {
+	t.Helper()
+	end := ch.begin(t, ctx, "start")
+	select {
+	case <-gate.Reached():
+	case <-ctx.Done():
+		t.Fatal("the turn never reached the model's held answer")
 	}
-	<-gate.Reached()
-	steer, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "/steer also do X"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, _ := follow(t, ctx, b.sim, steer.ID)
-	if last.Content != "➕ Added to the running turn: its card shows it." {
-		t.Errorf("the steer's reply ended %q", last.Content)
+	if got := ch.begin(t, ctx, "/steer also do X")(); got != "➕ Added to the running turn: its card shows it." {
+		t.Errorf("the steer's reply ended %q", got)
 	}
 	gate.Release()
-	card, _ := follow(t, ctx, b.sim, turn.ID)
-	for _, want := range []string{"➕ also do X", "Did X too."} {
-		if !strings.Contains(card.Content, want) {
-			t.Errorf("the turn's card ended %q, want it to hold %q", card.Content, want)
+	card := end()
+	for _, want := range wants {
+		if !strings.Contains(card, want) {
+			t.Errorf("the turn ended %q, want it to hold %q", card, want)
 		}
 	}
 	reqs := e.h.Server.ModelRequests()
 	if len(reqs) != 2 || reqs[0].UserText != "start" || reqs[1].UserText != "also do X" {
-		t.Errorf("%d model requests, want the turn's and the steer's in it", len(reqs))
+		var asked []string
+		for _, r := range reqs {
+			asked = append(asked, r.UserText)
+		}
+		t.Errorf("the model was asked %q, want the turn's and the steer's in it", asked)
+	}
+	waitLeaseFree(t, ctx, e, ch.conv)
+	if got := ch.say(t, ctx, "/status"); !strings.HasPrefix(got, "**Status**\n- turn: idle\n- waiting: 0\n") {
+		t.Errorf("/status after the steered turn = %q, want nothing running or waiting", got)
+	}
+}
+
+func TestE2ESteerOnTheWebhook(t *testing.T) {
+	gate := sm.NewGate()
+	e := newE2E(t, steerScript(gate))
+	b := e.serve(t, "5m30s")
+	checkSteer(t, within(t, 3*time.Minute), e, webhookChat(b), gate, "➕ also do X", "Did X too.")
+}
+
+func TestE2ESteerOnTheLongConnection(t *testing.T) {
+	gate := sm.NewGate()
+	e, srv := newLongConnE2E(t, steerScript(gate))
+	a := e.serve(t, "5m30s")
+	ctx := within(t, 3*time.Minute)
+	subscribedBy(t, ctx, srv, a)
+	checkSteer(t, ctx, e, longConnChat(srv), gate, "➕ also do X", "Did X too.")
+}
+
+func TestE2ESteerOnTheApp(t *testing.T) {
+	gate := sm.NewGate()
+	e := newE2E(t, steerScript(gate))
+	_, api, cb := serveApp(t, e)
+	checkSteer(t, within(t, 3*time.Minute), e, appChat(api, cb), gate, "Did X too.")
+	// The answer is a message of its own; the progress is the card's.
+	var cards []string
+	for _, r := range api.Records() {
+		if r.API == "message/update_template_card" || r.MsgType == "template_card" {
+			cards = append(cards, string(r.Card))
+		}
+	}
+	if !slices.ContainsFunc(cards, func(c string) bool { return strings.Contains(c, "➕ also do X") }) {
+		t.Errorf("no progress card shows the steer:\n%s", strings.Join(cards, "\n"))
 	}
 }
