@@ -160,6 +160,12 @@ func (s *Scheduler) tickJob(ctx context.Context, j Job, now time.Time) time.Time
 	return j.Spec.Next(now)
 }
 
+// startGrace is how old the one slot since a job's last claimed slot may
+// be when a replica starts and still count as on time rather than missed:
+// a replica that is up claims a slot within milliseconds of it, so one
+// that is seconds old was claimed by nobody.
+const startGrace = 2 * time.Second
+
 // settleMissed handles the slots between j's last claimed slot and now,
 // which no replica was up for: missed: once runs the newest of them, once
 // across replicas; skip counts it missed. A job never claimed before has
@@ -175,6 +181,14 @@ func (s *Scheduler) settleMissed(ctx context.Context, j Job, now time.Time) {
 	}
 	at, n := j.Spec.Latest(time.Unix(last, 0), now)
 	if n == 0 {
+		return
+	}
+	if n == 1 && now.Sub(at) < startGrace {
+		// Only the slot that just came, which a replica that is up claims
+		// at this very moment: it is on time, not missed (a replica
+		// starting beside running ones would else count it missed, or run
+		// it as a catch-up).
+		s.fire(ctx, j, at, OutcomeStarted)
 		return
 	}
 	s.cfg.Log.Info("schedule missed slots while no replica was up", "schedule", j.ID, "missed", n, "policy", string(j.Missed))

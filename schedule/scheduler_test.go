@@ -132,14 +132,9 @@ func TestSurvivorCarriesOn(t *testing.T) {
 // With the whole deployment down over three slots, missed: once runs one
 // catch-up when two replicas start again; missed: skip runs none.
 func TestMissedSlots(t *testing.T) {
-	db := testenv.OpenStore(t, testenv.Prefix(t, "sched-missed"))
-	rec, obs := &starts{}, &counts{}
-	once := job(t, "once", "@every 2s", schedule.MissedOnce)
-	skip := job(t, "skip", "@every 2s", schedule.MissedSkip)
+	db, rec, obs, once, skip, _ := ranSlot2(t, "sched-missed")
 	ctx := context.Background()
-	a := replica(t, db, "a", rec, obs, once, skip)
-	a.Tick(ctx, base.Add(time.Second))
-	a.Tick(ctx, base.Add(2*time.Second)) // both run slot +2; then everything stops
+	// Everything stops after slot +2.
 	// Down over +4, +6, +8; two new replicas start at +9.
 	a2, b2 := replica(t, db, "a2", rec, obs, once, skip), replica(t, db, "b2", rec, obs, once, skip)
 	a2.Tick(ctx, base.Add(9*time.Second))
@@ -190,4 +185,38 @@ func TestPausedAndNew(t *testing.T) {
 	if got := b.NextSlots(); !reflect.DeepEqual(got, []schedule.Slot{{ID: "n", Next: base.Add(6 * time.Second)}}) {
 		t.Fatalf("next slots %v", got)
 	}
+}
+
+// A replica starting just after a slot that a running replica has not
+// claimed yet takes it as on time: one run, counted started, not missed
+// (skip) nor caught up (once).
+func TestReplicaStartingAtASlot(t *testing.T) {
+	db, rec, obs, once, skip, a := ranSlot2(t, "sched-startslot")
+	ctx := context.Background()
+	b := replica(t, db, "b", rec, obs, once, skip)
+	b.Tick(ctx, base.Add(4*time.Second+300*time.Millisecond)) // b starts before a's late tick of +4
+	a.Tick(ctx, base.Add(4*time.Second+500*time.Millisecond))
+	want := []string{
+		"schedule:once:1800000002", "schedule:skip:1800000002",
+		"schedule:once:1800000004", "schedule:skip:1800000004",
+	}
+	if got := rec.list(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("turns started:\n got %q\nwant %q", got, want)
+	}
+	if want := map[string]int{"once started": 2, "skip started": 2}; !reflect.DeepEqual(obs.n, want) {
+		t.Fatalf("outcomes %v, want %v", obs.n, want)
+	}
+}
+
+// ranSlot2 is a store where replica a ran slot +2 of two @every 2s jobs,
+// once (missed: once) and skip (missed: skip).
+func ranSlot2(t *testing.T, prefix string) (db *store.DB, rec *starts, obs *counts, once, skip schedule.Job, a *schedule.Scheduler) {
+	db = testenv.OpenStore(t, testenv.Prefix(t, prefix))
+	rec, obs = &starts{}, &counts{}
+	once = job(t, "once", "@every 2s", schedule.MissedOnce)
+	skip = job(t, "skip", "@every 2s", schedule.MissedSkip)
+	a = replica(t, db, "a", rec, obs, once, skip)
+	a.Tick(context.Background(), base.Add(time.Second))
+	a.Tick(context.Background(), base.Add(2*time.Second))
+	return db, rec, obs, once, skip, a
 }

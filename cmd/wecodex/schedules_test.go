@@ -11,8 +11,9 @@ import (
 	"github.com/wecodex/wecodex/schedule"
 )
 
-// check-config names a bad cron expression and each conversation whose
-// channel cannot push, the webhook's with its reason.
+// check-config names a bad cron expression, an unknown time zone, an
+// unknown project and each conversation whose channel cannot push, the
+// webhook's with its reason.
 func TestCheckConfigSchedules(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "hook")
 	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
@@ -32,6 +33,12 @@ schedules:
     cron: "0 9 * *"
     conversation: app:alice
     prompt: p
+  zone:
+    cron: "@daily"
+    timezone: Mars/Olympus
+    conversation: group:wrkChat
+    prompt: p
+    project: nope
 triggers:
   ci:
     secret_file: `+secret+`
@@ -42,9 +49,12 @@ triggers:
 	if code := cmdCheckConfig([]string{"--config", webhook}, &out, &errOut); code != exitError {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitError, errOut.String())
 	}
-	want := "error: schedules.tests.conversation: group:wrkChat: " + errWebhookCannotPush.Error() + "\n" +
+	want := `error: schedules.zone.timezone: "Mars/Olympus" is not a time zone: use an IANA name like Asia/Shanghai or UTC, or leave it empty for the server's` + "\n" +
+		`error: schedules.zone.project: names project "nope", but projects: has none` + "\n" +
+		"error: schedules.tests.conversation: group:wrkChat: " + errWebhookCannotPush.Error() + "\n" +
 		`error: schedules.typo.cron: "0 9 * *" is not a cron expression (five fields: minute hour day-of-month month day-of-week, like "0 9 * * 1-5", or @daily, @every 10m): expected exactly 5 fields, found 4: [0 9 * *]` + "\n" +
 		"error: schedules.typo.conversation: app:alice: an app: conversation needs the self-built app (wecom.app.*), which is not configured\n" +
+		"error: schedules.zone.conversation: group:wrkChat: " + errWebhookCannotPush.Error() + "\n" +
 		"error: triggers.ci.conversation: single:alice: " + errWebhookCannotPush.Error() + "\n" +
 		webhook + ": config has errors\n"
 	if got := errOut.String(); got != want {
