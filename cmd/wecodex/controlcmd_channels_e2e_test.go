@@ -11,6 +11,7 @@ import (
 
 	"github.com/wecodex/wecodex/bot"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 func controlScript() sm.Script {
@@ -145,13 +146,20 @@ func TestE2ESteerOnTheApp(t *testing.T) {
 	_, api, cb := serveApp(t, e)
 	checkSteer(t, within(t, 3*time.Minute), e, appChat(api, cb), gate, "Did X too.")
 	// The answer is a message of its own; the progress is the card's.
+	appCardShows(t, api, "➕ also do X")
+}
+
+// appCardShows checks that a template card the app sent or updated shows
+// text (the app's answer is a message of its own, the rest its card).
+func appCardShows(t *testing.T, api *wecomtest.AppAPI, text string) {
+	t.Helper()
 	var cards []string
 	for _, r := range api.Records() {
 		if r.API == "message/update_template_card" || r.MsgType == "template_card" {
 			cards = append(cards, string(r.Card))
 		}
 	}
-	if !slices.ContainsFunc(cards, func(c string) bool { return strings.Contains(c, "➕ also do X") }) {
-		t.Errorf("no progress card shows the steer:\n%s", strings.Join(cards, "\n"))
+	if !slices.ContainsFunc(cards, func(c string) bool { return strings.Contains(c, text) }) {
+		t.Errorf("no card shows %q:\n%s", text, strings.Join(cards, "\n"))
 	}
 }
