@@ -3,16 +3,56 @@ package bot_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/internal/chattest"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
+	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/store"
 )
+
+// withMetrics gives cfg a Prometheus registry of its own, as serve's
+// /metrics: a replica's counters are its own.
+func withMetrics(t *testing.T, cfg bot.Config) (bot.Config, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Observer = m
+	return cfg, reg
+}
+
+// checkMetrics compares reg's series of the named metrics with want, the
+// text /metrics serves (without HELP and TYPE lines).
+func checkMetrics(t *testing.T, reg *prometheus.Registry, want string, names ...string) {
+	t.Helper()
+	help := map[string]string{
+		"wecodex_tokens_total":  "# HELP wecodex_tokens_total Model tokens the turns run on this replica used, by kind (input, cached_input, output, reasoning).\n# TYPE wecodex_tokens_total counter\n",
+		"wecodex_limited_total": "# HELP wecodex_limited_total Messages refused because their user reached a limit, by limit (limits.* key).\n# TYPE wecodex_limited_total counter\n",
+	}
+	var text strings.Builder
+	for _, n := range names {
+		text.WriteString(help[n])
+		for _, l := range strings.Split(want, "\n") {
+			if strings.HasPrefix(l, n+"{") {
+				text.WriteString(l + "\n")
+			}
+		}
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(text.String()), names...); err != nil {
+		t.Error(err)
+	}
+}
 
 // answers is a script of n turns, each answering "Answer i." and reporting
 // usage u.
@@ -57,8 +97,10 @@ func TestTurnLimitHoldsAcrossReplicas(t *testing.T) {
 	st := testenv.OpenStores(t, testenv.Prefix(t, "limits"))
 	cfg := bot.Config{Access: bot.Access{AllowUsers: []string{"alice"}, Admins: []string{"carol"}},
 		Limits: bot.Limits{TurnsPerHour: 2}}
-	a := startAuditReplica(t, "replica-a", h, st, cfg, nil, true)
-	b := startAuditReplica(t, "replica-b", h, st, cfg, nil, false)
+	cfgA, regA := withMetrics(t, cfg)
+	cfgB, regB := withMetrics(t, cfg)
+	a := startAuditReplica(t, "replica-a", h, st, cfgA, nil, true)
+	b := startAuditReplica(t, "replica-b", h, st, cfgB, nil, false)
 	runTurn(t, a, "a1", "alice", "one")
 	runTurn(t, a, "a2", "alice", "two")
 	alice := chattest.Room("a3")
@@ -89,6 +131,9 @@ func TestTurnLimitHoldsAcrossReplicas(t *testing.T) {
 	for _, id := range []string{"c1", "c2", "c3"} {
 		runTurn(t, a, id, "carol", "turn "+id)
 	}
+	// wecodex_limited_total counts the refusal on the replica that made it.
+	checkMetrics(t, regB, "wecodex_limited_total{limit=\"tokens_per_user_per_day\"} 0\nwecodex_limited_total{limit=\"turns_per_user_per_hour\"} 1", "wecodex_limited_total")
+	checkMetrics(t, regA, "wecodex_limited_total{limit=\"tokens_per_user_per_day\"} 0\nwecodex_limited_total{limit=\"turns_per_user_per_hour\"} 0", "wecodex_limited_total")
 }
 
 // The token limit counts what the scripted model reports, exactly: two
@@ -97,7 +142,7 @@ func TestTurnLimitHoldsAcrossReplicas(t *testing.T) {
 func TestTokenLimitCountsTheModelsUsage(t *testing.T) {
 	h := codextest.Start(t, answers(2, sm.Usage{InputTokens: 1400, CachedInputTokens: 400, OutputTokens: 100}))
 	st := testenv.OpenStores(t, testenv.Prefix(t, "limits"))
-	cfg := bot.Config{Access: bot.Access{AllowUsers: []string{"alice"}}, Limits: bot.Limits{TokensPerDay: 2000}}
+	cfg, reg := withMetrics(t, bot.Config{Access: bot.Access{AllowUsers: []string{"alice"}}, Limits: bot.Limits{TokensPerDay: 2000}})
 	a := startAuditReplica(t, "replica-a", h, st, cfg, nil, true)
 	runTurn(t, a, "a1", "alice", "one")
 	limits := store.NewLimits(st.DB)
@@ -120,4 +165,11 @@ func TestTokenLimitCountsTheModelsUsage(t *testing.T) {
 	if n, err := limits.TokensUsed(t.Context(), "alice", after); err != nil || n != 3000 {
 		t.Errorf("alice used %d tokens (%v), want 3000", n, err)
 	}
+	// wecodex_tokens_total counts the same usage by kind (no reasoning
+	// reported, so none counted), wecodex_limited_total the refusal.
+	checkMetrics(t, reg, `wecodex_tokens_total{kind="cached_input"} 800
+wecodex_tokens_total{kind="input"} 2800
+wecodex_tokens_total{kind="output"} 200
+wecodex_limited_total{limit="tokens_per_user_per_day"} 1
+wecodex_limited_total{limit="turns_per_user_per_hour"} 0`, "wecodex_limited_total", "wecodex_tokens_total")
 }
