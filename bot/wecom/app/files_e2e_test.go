@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wecodex/wecodex/internal/codextest"
+	"github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
@@ -68,5 +69,46 @@ func TestFilesBack(t *testing.T) {
 	again := sent[len(sent)-2]
 	if m, ok := r.api.Uploaded(again.Content); again.MsgType != "file" || !ok || !bytes.Equal(m.Data, codextest.FilesReport) {
 		t.Fatalf("before /file's answer came %s %s, want the PDF again", again.MsgType, again.Content)
+	}
+}
+
+// TestFileUploadFailedSaysSo: WeCom refuses the upload of a file (the app's
+// temporary media takes no file of 5 bytes or less); the answer is sent
+// whole, its Files list says the upload failed, and no file message
+// follows.
+func TestFileUploadFailedSaysSo(t *testing.T) {
+	const answer = "Done: [the note](note.txt)."
+	h := codextest.Start(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply(scriptedmodel.ExecCommand("call-note", "printf 'ok' > note.txt")),
+		scriptedmodel.Reply(scriptedmodel.Message("final_answer", answer)),
+	))
+	r := newRig(t)
+	n := r.replica(t, h, false)
+	sendText(t, n.cb, testUser, "write the note")
+	md, err := r.api.Wait(waitCtx(t), func(rec wecomtest.AppRecord) bool { return rec.MsgType == "markdown" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.api.Wait(waitCtx(t), isUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if want := answer + "\n\n📎 **Files**\n- `note.txt` — not sent: the upload to WeCom failed"; md.Content != want {
+		t.Fatalf("answer\n%s\nwant\n%s", md.Content, want)
+	}
+	var uploads []int
+	for _, rec := range r.api.Records() {
+		if rec.API == "media/upload" {
+			uploads = append(uploads, rec.Errcode)
+		}
+	}
+	if len(uploads) != 1 || uploads[0] != wecomtest.ErrcodeFileSize {
+		t.Fatalf("media/upload answered %v, want one refusal %d", uploads, wecomtest.ErrcodeFileSize)
+	}
+	var kinds []string
+	for _, s := range r.api.Delivered(testUser, "") {
+		kinds = append(kinds, s.MsgType)
+	}
+	if strings.Join(kinds, ",") != "template_card,markdown" {
+		t.Fatalf("delivered %v, want the card and the answer only", kinds)
 	}
 }
