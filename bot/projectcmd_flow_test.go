@@ -41,6 +41,11 @@ func TestProjectCommands(t *testing.T) {
 	r.turn(t, "m1", dm, "alice", "write alice")
 	r.turn(t, "m2", room, "carol", "write team")
 	requests := len(r.h.Server.ModelRequests())
+	// The team room shares one session (group_sessions: shared): its
+	// prompt names who asks.
+	if got := firstPrompt(t, r.h.Server.ModelRequests(), "write team"); got != "From: carol\n\nwrite team" {
+		t.Errorf("the shared room's prompt %q, want it to name carol", got)
+	}
 
 	mine, theirs := r.workspace(t, "api", dm), r.workspace(t, "api", room)
 	if got := readFile(t, filepath.Join(mine.Dir, "README.md")); got != "hello\nalice line\n" {
@@ -133,6 +138,19 @@ func TestHelpListsProjectCommands(t *testing.T) {
 			t.Errorf("/help lacks %q:\n%s", want, got)
 		}
 	}
+}
+
+// firstPrompt is the user text of the first model request whose prompt
+// holds text.
+func firstPrompt(t *testing.T, reqs []sm.Request, text string) string {
+	t.Helper()
+	for _, r := range reqs {
+		if strings.Contains(r.UserText, text) {
+			return r.UserText
+		}
+	}
+	t.Fatalf("no model request holds %q", text)
+	return ""
 }
 
 // In a group whose project is per_user, each member has a session and a

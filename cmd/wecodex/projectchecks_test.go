@@ -7,8 +7,9 @@ import (
 )
 
 // check-config names each mistake in projects: with its key: errors for a
-// missing path and a name given twice, warnings (with git's reason) for a
-// remote that does not answer and for users and chats no access list names.
+// missing path, a name given twice and a second default, warnings (with
+// git's reason) for a remote that does not answer and for users and chats
+// no access list names.
 func TestCheckConfigProjects(t *testing.T) {
 	bare := gitRemote(t)
 	gone := filepath.Join(t.TempDir(), "gone.git")
@@ -25,6 +26,8 @@ func TestCheckConfigProjects(t *testing.T) {
 			"error: projects.api.path: " + missing + " does not exist on this machine (no such file or directory); check out the project there, or use git: to let wecodex clone it\n"},
 		{"duplicate name", access + "projects:\n  api:\n    git: " + bare + "\n  api:\n    git: " + bare + "\n", 1, "",
 			"error: projects.api: is defined twice (lines 5 and 7); give each project its own name\n"},
+		{"more than one default", access + "projects:\n  api:\n    git: " + bare + "\n    default: true\n  web:\n    git: " + bare + "\n    default: true\n", 1, "",
+			"error: projects.web.default: only one project may be the default; api already is\n"},
 		{"unreachable remote", access + "projects:\n  api:\n    git: " + gone + "\n", 0, "config OK\n",
 			"warning: projects.api.git: cannot reach " + gone + ": git ls-remote: fatal: '" + gone + "' does not appear to be a git repository\n"},
 		{"users and chats no access list names", access + fmt.Sprintf("projects:\n  api:\n    git: %s\n    users: [alice, bob]\n    chats: [wrkChat1, wrkChat2]\n", bare), 0, "config OK\n",
