@@ -54,7 +54,9 @@ func projectDirs(root, project, conv string) (worktree, gitDir string) {
 // leave a change uncommitted: each worktree holds its own change alone, on
 // its own branch; neither reaches the other's; a conversation no project
 // names works in the default project; each model request comes from the
-// project's directory with the project's instructions.
+// project's directory with the project's instructions; after /project
+// switches alice to the default project, her next model request is a fresh
+// session from its directory, with its instructions.
 func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 	var script sm.Script
 	e := newE2EIn(t, sm.ScriptFunc(func(r *sm.Request) (sm.Response, error) { return script.Next(r) }), "danger-full-access")
@@ -100,6 +102,7 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 		"alice works": probeReplies("alice", aliceProbes),
 		"bob works":   probeReplies("bob", bobProbes),
 		"carol works": probeReplies("carol", carolProbes),
+		"alice moved": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "In misc now."))},
 	})
 
 	b := e.serve(t, "5m30s")
@@ -113,7 +116,21 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 			t.Fatalf("%s's final frame %q; frames seen %q; logs:\n%s", m.From, last.Content, seen, b.logs)
 		}
 	}
+	// /project switches alice: her next turn is a fresh session in misc.
+	alice := webhookChat(b)
+	if got, want := alice.say(t, ctx, "/project misc"), "OK — this conversation now works in `misc`. The next message starts a fresh session there."; got != want {
+		t.Fatalf("/project misc answered %q, want %q", got, want)
+	}
+	if got := alice.turn(t, ctx, "alice moved"); got != "In misc now." {
+		t.Fatalf("alice's turn after /project misc ended %q", got)
+	}
 	reqs := e.h.Server.ModelRequests()
+	moved := firstRequest(t, reqs, "alice moved")
+	if !anyContains(moved.Developer, "You work on misc.") || anyContains(moved.Developer, "You work on the api service.") ||
+		!strings.Contains(string(moved.Body), "<cwd>"+misc+"</cwd>") || strings.Contains(string(moved.Body), "alice works") {
+		t.Errorf("after /project misc alice's model request has developer messages %q, cwd %s named: %v, her api turn in its history: %v; want misc's instructions, misc's cwd, a fresh session",
+			moved.Developer, misc, strings.Contains(string(moved.Body), "<cwd>"+misc+"</cwd>"), strings.Contains(string(moved.Body), "alice works"))
+	}
 	checkProbes(t, reqs, "alice", aliceProbes)
 	checkProbes(t, reqs, "bob", bobProbes)
 	checkProbes(t, reqs, "carol", carolProbes)

@@ -12,19 +12,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wecodex/wecodex/bot"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 	"github.com/wecodex/wecodex/procgroup"
+	"github.com/wecodex/wecodex/projects"
 )
 
-// WeCom ⇄ terminal: after a turn from WeCom, `wecodex sessions` lists the
-// conversation with its worktree, thread and last use and prints the
-// command that continues the thread in a terminal. Running that command
-// (as `codex exec resume`, the real Codex on the scripted model, with the
-// CODEX_HOME and directory the command itself sets) adds a turn; the next
-// WeCom message's model request carries that turn in its history, while
-// serve kept running all along.
+// WeCom ⇄ terminal: after a turn from WeCom in a git project, `wecodex
+// sessions` lists the conversation with its project, worktree, branch,
+// thread and last use and prints the command that continues the thread in
+// a terminal. Running that command (as `codex exec resume`, the real Codex
+// on the scripted model, with the CODEX_HOME and directory the command
+// itself sets) adds a turn, in the worktree; the next WeCom message's model
+// request carries that turn in its history, while serve kept running all
+// along.
 func TestE2ESessionsContinueInTheTerminal(t *testing.T) {
 	e := newE2E(t, sm.ByPrompt(map[string][]sm.Response{
 		"start in wecom":    {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Started on the phone."))},
@@ -34,6 +35,7 @@ func TestE2ESessionsContinueInTheTerminal(t *testing.T) {
 	// The bot lets go of an idle thread after a second (Codex lets no other
 	// process resume a thread it holds), and says so in its debug log.
 	e.env = []string{"WECODEX_AGENT_CODEX_IDLE_UNLOAD=1s", "WECODEX_LOG_LEVEL=debug"}
+	e.extra = fmt.Sprintf("projects:\n  api:\n    git: %q\n    ref: main\n    users: [alice]\n", gitRemote(t))
 	cfg := filepath.Join(t.TempDir(), "wecodex.yaml")
 	if err := os.WriteFile(cfg, []byte(e.config(cfg, "5m30s")), 0o600); err != nil {
 		t.Fatal(err)
@@ -44,13 +46,10 @@ func TestE2ESessionsContinueInTheTerminal(t *testing.T) {
 
 	out := sessions(t, e, cfg)
 	thread := field(t, out, "thread")
-	worktree, err := filepath.Abs(bot.WorkspaceDir(e.workspace, "single:alice"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	worktree, _ := projectDirs(e.workspace, "api", "single:alice")
 	resume := fmt.Sprintf("cd %s && CODEX_HOME=%s %s resume %s", worktree, e.h.Home, e.h.Bin, thread)
-	for _, want := range []string{"single:alice\n", "  project:  -\n", "  worktree: " + worktree + "\n",
-		"  branch:   -\n", "  continue: " + resume + "\n"} {
+	for _, want := range []string{"single:alice\n", "  project:  api\n", "  worktree: " + worktree + "\n",
+		"  branch:   " + projects.Branch("single:alice") + "\n", "  continue: " + resume + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("wecodex sessions printed\n%s\nwant a line %q", out, want)
 		}
@@ -60,6 +59,12 @@ func TestE2ESessionsContinueInTheTerminal(t *testing.T) {
 	}
 	if filtered := sessions(t, e, cfg, "--conversation", "single:bob"); filtered != "" {
 		t.Fatalf("--conversation single:bob printed %q, want nothing", filtered)
+	}
+	if filtered := sessions(t, e, cfg, "--project", "web"); filtered != "" {
+		t.Fatalf("--project web printed %q, want nothing", filtered)
+	}
+	if filtered := sessions(t, e, cfg, "--project", "api"); filtered != out {
+		t.Fatalf("--project api printed\n%s\nwant alice's conversation\n%s", filtered, out)
 	}
 
 	b.logs.waitFor(t, ctx, "codex thread unloaded after idling", map[string]any{"thread": thread})
@@ -81,6 +86,9 @@ func TestE2ESessionsContinueInTheTerminal(t *testing.T) {
 	}
 	if !strings.Contains(termOut.String(), "Answered in the terminal.") {
 		t.Fatalf("the terminal's turn printed\n%s\nwant the scripted answer", termOut.String())
+	}
+	if r := firstRequest(t, e.h.Server.ModelRequests(), "from the terminal"); !strings.Contains(string(r.Body), "<cwd>"+worktree+"</cwd>") {
+		t.Fatalf("the terminal's model request does not come from the worktree %s", worktree)
 	}
 
 	ask(t, ctx, b, "m2", "back in wecom", "Back on the phone.")
