@@ -141,23 +141,7 @@ func TestAuditTrailOfATurnWithAnApproval(t *testing.T) {
 		`{"kind":"command","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":7,"command":"COMMAND","exit_code":0}`,
 		`{"kind":"turn_ended","user":"alice","conversation":"room:team","channel":"chattest","replica":"replica-a","turn":"T","seq":8,"outcome":"finished","duration_ms":0,"tokens":{"input":2300,"cached_input":1000,"output":120,"reasoning":0,"total":2420}}`,
 	}
-	var lines []string
-	var last time.Time
-	for _, r := range got {
-		if r.Time.Before(last) {
-			t.Errorf("record %s %d is older than the one before it", r.Kind, r.Seq)
-		}
-		last = r.Time
-		r.Time = time.Time{}
-		if r.DurationMS != nil {
-			zero := int64(0)
-			r.DurationMS = &zero
-		}
-		b, _ := marshal(r)
-		line := strings.Replace(string(b), `"time":"0001-01-01T00:00:00Z",`, "", 1)
-		line = strings.ReplaceAll(line, `"turn":"`+turn+`"`, `"turn":"T"`)
-		lines = append(lines, line)
-	}
+	lines := recordLines(t, got, turn)
 	// What the card and the log describe, cut as the card cuts it, with
 	// the environment's value left out.
 	what := []rune("`/bin/bash -c 'API_TOKEN=" + commandSecret + " echo ran >> approved.txt'` in " + bot.WorkspaceDir(h.Workspace, "room:team"))
@@ -177,6 +161,31 @@ func TestAuditTrailOfATurnWithAnApproval(t *testing.T) {
 			}
 		}
 	}
+}
+
+// recordLines are the records as JSON lines, in order, without their time
+// (which only must not go back), with a duration of 0 and the turn's id as
+// T, so a test can compare them exactly.
+func recordLines(t *testing.T, rs []audit.Record, turn string) []string {
+	t.Helper()
+	var lines []string
+	var last time.Time
+	for _, r := range rs {
+		if r.Time.Before(last) {
+			t.Errorf("record %s %d is older than the one before it", r.Kind, r.Seq)
+		}
+		last = r.Time
+		r.Time = time.Time{}
+		if r.DurationMS != nil {
+			zero := int64(0)
+			r.DurationMS = &zero
+		}
+		b, _ := marshal(r)
+		line := strings.Replace(string(b), `"time":"0001-01-01T00:00:00Z",`, "", 1)
+		line = strings.ReplaceAll(line, `"turn":"`+turn+`"`, `"turn":"T"`)
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // marshal is json.Marshal without HTML escapes, as the trail writes.
