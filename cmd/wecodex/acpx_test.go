@@ -127,17 +127,22 @@ type acpxAgent struct {
 
 var acpxAgents = []acpxAgent{
 	{"wecodex codex-acp", "gpt-6.1-terra", "workspace", acpxResult{
-		mode: "ok", model: "ok", effort: "ok", turn: "gpt-6.1-terra high, read-only", commands: true, listed: true, reloaded: true,
+		mode: "ok", model: "ok", effort: "ok", turn: "gpt-6.1-terra high, read-only", listed: true, reloaded: true,
+		commands: "/mode, /model, /effort, /status, /review, /compact",
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return wecodexBin + " codex-acp", []string{"WECODEX_AGENT_CODEX_BIN=" + h.Bin, "WECODEX_AGENT_CODEX_APPROVAL_POLICY=on-request", "WECODEX_AGENT_CODEX_SANDBOX=workspace-write"}
 	}},
 	{"codex-acp 2.6.0", "gpt-6.1-terra", "workspace-write", acpxResult{
-		mode: "ok", model: "ok", effort: "ok", turn: "gpt-6.1-terra high, read-only", commands: true, listed: true, reloaded: true,
+		mode: "ok", model: "ok", effort: "ok", turn: "gpt-6.1-terra high, read-only", listed: true, reloaded: true,
+		// The $ ones are the pinned Codex's bundled skills.
+		commands: "/plan, /mcp, /skills, /status, /review, /review-branch, /review-commit, /compact, /goal, /rename, /logout, " +
+			"/$create-statusline, /$imagegen, /$openai-docs, /$review-agent, /$skill-creator, /$skill-installer",
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return peerBin(t, "WECODEX_TEST_CODEX_ACP_BIN", "codex-acp/node_modules/.bin/codex-acp"), []string{"CODEX_PATH=" + h.Bin, "CODEX_ACP_PROMPT_SUGGESTIONS=false"}
 	}},
 	{"zed codex-acp 0.16.0", "gpt-5.4", "auto", acpxResult{
-		mode: "ok", model: "ok", effort: "ok", turn: "gpt-5.4 high, read-only", commands: true, listed: true, reloaded: true,
+		mode: "ok", model: "ok", effort: "ok", turn: "gpt-5.4 high, read-only", listed: true, reloaded: true,
+		commands: "/review, /review-branch, /review-commit, /init, /compact, /logout",
 	}, func(t *testing.T, h *codextest.Harness) (string, []string) {
 		return peerBin(t, "WECODEX_TEST_ZED_CODEX_ACP_BIN", "zed-codex-acp/node_modules/.bin/codex-acp-linux-x64"), []string{"CODEX_PATH=" + h.Bin}
 	}},
@@ -189,7 +194,7 @@ func TestACPXSessionControls(t *testing.T) {
 			_, err = x.run(ctx, true, "set", "reasoning_effort", "high")
 			got.effort = outcome(err)
 			out, _ := x.run(ctx, true, "prompt", "What may you do?")
-			got.commands = strings.Contains(out, `"sessionUpdate":"available_commands_update"`)
+			got.commands = advertised(t, out)
 			list, _ := x.run(ctx, true, "sessions", "list")
 			got.listed = listed(t, list, h.Workspace, "What may you do?")
 			// With the prompt's queue owner gone, the next step starts the
@@ -210,14 +215,42 @@ func TestACPXSessionControls(t *testing.T) {
 }
 
 // acpxResult is what one bridge did with acpx's steps: each control (mode,
-// model, reasoning effort) "ok" or its error, the turn's model, effort and sandbox as the model's request
-// shows them, whether available_commands_update came, and whether
+// model, reasoning effort) "ok" or its error, the turn's model, effort and
+// sandbox as the model's request shows them, the commands its first
+// available_commands_update offered, whether
 // `sessions list` (session/list) named the session, and whether a later
 // step in a new agent process loaded it (session/load) instead of starting
 // a fresh one.
 type acpxResult struct {
-	mode, model, effort, turn  string
-	commands, listed, reloaded bool
+	mode, model, effort, turn, commands string
+	listed, reloaded                    bool
+}
+
+// advertised is the commands the first available_commands_update in acpx's
+// JSON output offered, as "/name, /name"; "" when none came.
+func advertised(t *testing.T, out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		var m struct {
+			Params struct {
+				Update struct {
+					SessionUpdate     string `json:"sessionUpdate"`
+					AvailableCommands []struct {
+						Name string `json:"name"`
+					} `json:"availableCommands"`
+				} `json:"update"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Params.Update.SessionUpdate != "available_commands_update" {
+			continue
+		}
+		var names []string
+		for _, c := range m.Params.Update.AvailableCommands {
+			names = append(names, "/"+c.Name)
+		}
+		return strings.Join(names, ", ")
+	}
+	t.Logf("no available_commands_update in the prompt's output")
+	return ""
 }
 
 func outcome(err error) string {
