@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/audit"
 	"github.com/wecodex/wecodex/bot"
@@ -54,13 +56,13 @@ func writeTrail(t *testing.T, prefix, file string) {
 		e       bot.AuditEvent
 	}{
 		{"replica-a", bot.AuditEvent{Kind: bot.AuditMessage, User: "alice", Conversation: "group:team", Channel: "aibot", MsgID: "m1", Length: 5}},
-		{"replica-a", bot.AuditEvent{Kind: bot.AuditTurnStarted, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1"}},
-		{"replica-a", bot.AuditEvent{Kind: bot.AuditApprovalAsked, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Approval: 1, What: "rm x"}},
+		{"replica-a", bot.AuditEvent{Kind: bot.AuditTurnStarted, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Project: "web"}},
+		{"replica-a", bot.AuditEvent{Kind: bot.AuditApprovalAsked, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Project: "web", Approval: 1, What: "rm x"}},
 		{"replica-b", bot.AuditEvent{Kind: bot.AuditMessage, User: "bob", Conversation: "single:bob", Channel: "aibot", MsgID: "m2", Length: 10}},
-		{"replica-a", bot.AuditEvent{Kind: bot.AuditApprovalDecided, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Approval: 1, Verdict: bot.VerdictApprove, By: "bob"}},
-		{"replica-a", bot.AuditEvent{Kind: bot.AuditTurnEnded, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Outcome: "finished", Duration: 1500 * time.Millisecond, Tokens: tok(2000, 100)}},
-		{"replica-b", bot.AuditEvent{Kind: bot.AuditTurnStarted, User: "bob", Conversation: "group:team", Channel: "aibot", Turn: "t2"}},
-		{"replica-b", bot.AuditEvent{Kind: bot.AuditTurnEnded, User: "bob", Conversation: "group:team", Channel: "aibot", Turn: "t2", Outcome: "finished", Duration: time.Second, Tokens: tok(300, 20)}},
+		{"replica-a", bot.AuditEvent{Kind: bot.AuditApprovalDecided, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Project: "web", Approval: 1, Verdict: bot.VerdictApprove, By: "bob"}},
+		{"replica-a", bot.AuditEvent{Kind: bot.AuditTurnEnded, User: "alice", Conversation: "group:team", Channel: "aibot", Turn: "t1", Project: "web", Outcome: "finished", Duration: 1500 * time.Millisecond, Tokens: tok(2000, 100)}},
+		{"replica-b", bot.AuditEvent{Kind: bot.AuditTurnStarted, User: "bob", Conversation: "group:team", Channel: "aibot", Turn: "t2", Project: "web"}},
+		{"replica-b", bot.AuditEvent{Kind: bot.AuditTurnEnded, User: "bob", Conversation: "group:team", Channel: "aibot", Turn: "t2", Project: "web", Outcome: "finished", Duration: time.Second, Tokens: tok(300, 20)}},
 		{"replica-b", bot.AuditEvent{Kind: bot.AuditTurnStarted, User: "bob", Conversation: "single:bob", Channel: "aibot", Turn: "t3"}},
 		{"replica-b", bot.AuditEvent{Kind: bot.AuditTurnEnded, User: "bob", Conversation: "single:bob", Channel: "aibot", Turn: "t3", Outcome: "failed", Duration: time.Second, Tokens: tok(400, 0)}},
 		{"replica-a", bot.AuditEvent{Kind: bot.AuditRefused, User: "carol", Conversation: "single:carol", Channel: "aibot", MsgID: "m9", Reason: bot.LimitTurns}},
@@ -105,8 +107,8 @@ func TestAuditCommandShowsOneUsersRecords(t *testing.T) {
 	cfg := auditConfig(t, prefix, file)
 	want := []string{
 		`{"kind":"message","user":"bob","conversation":"single:bob","channel":"aibot","replica":"replica-b","seq":1,"msgid":"m2","length":10}`,
-		`{"kind":"turn_started","user":"bob","conversation":"group:team","channel":"aibot","replica":"replica-b","turn":"t2","seq":6}`,
-		`{"kind":"turn_ended","user":"bob","conversation":"group:team","channel":"aibot","replica":"replica-b","turn":"t2","seq":7,"outcome":"finished","duration_ms":1000,"tokens":{"input":300,"cached_input":0,"output":20,"reasoning":0,"total":320}}`,
+		`{"kind":"turn_started","user":"bob","conversation":"group:team","channel":"aibot","replica":"replica-b","turn":"t2","seq":6,"project":"web"}`,
+		`{"kind":"turn_ended","user":"bob","conversation":"group:team","channel":"aibot","replica":"replica-b","turn":"t2","seq":7,"project":"web","outcome":"finished","duration_ms":1000,"tokens":{"input":300,"cached_input":0,"output":20,"reasoning":0,"total":320}}`,
 		`{"kind":"turn_started","user":"bob","conversation":"single:bob","channel":"aibot","replica":"replica-b","turn":"t3","seq":2}`,
 		`{"kind":"turn_ended","user":"bob","conversation":"single:bob","channel":"aibot","replica":"replica-b","turn":"t3","seq":3,"outcome":"failed","duration_ms":1000,"tokens":{"input":400,"cached_input":0,"output":0,"reasoning":0,"total":400}}`,
 	}
@@ -131,21 +133,42 @@ func TestAuditCommandShowsOneUsersRecords(t *testing.T) {
 	}
 }
 
-// `wecodex usage` answers who used how much on the same trail: turns and
-// tokens from each turn's end, approvals asked on a user's turns and decided
-// by them.
+// `wecodex usage` answers who used how much this week on the same trail:
+// turns and tokens from each turn's end, approvals asked on a user's turns
+// and decided by them, per user and per project. dave's turn of eight days
+// ago is last week's: --since 30d counts it.
 func TestUsageCommandSaysWhoUsedHowMuch(t *testing.T) {
 	prefix := testenv.Prefix(t, "usagecli")
+	db := testenv.OpenStore(t, prefix)
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	rec := fmt.Sprintf(`{"time":%q,"kind":"turn_ended","user":"dave","conversation":"single:dave","channel":"aibot","replica":"replica-a","turn":"t0","seq":2,"outcome":"finished","tokens":{"input":9000,"output":999,"total":9999}}`,
+		old.UTC().Format(time.RFC3339Nano))
+	if err := testenv.Redis(t).XAdd(t.Context(), &redis.XAddArgs{Stream: db.Keys().AuditStream(), ID: fmt.Sprintf("%d-0", old.UnixMilli()), Values: []any{"r", rec}}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	writeTrail(t, prefix, "")
-	got := runCLI(t, "usage", "--config", auditConfig(t, prefix, ""))
-	want := `USER   TURNS  TOKENS  INPUT  OUTPUT  APPROVALS ASKED  APPROVALS DECIDED
+	cfg := auditConfig(t, prefix, "")
+	week := `USER   TURNS  TOKENS  INPUT  OUTPUT  APPROVALS ASKED  APPROVALS DECIDED
 alice  1      2100    2000   100     1                0
 bob    2      720     700    20      0                1
 
 PROJECT  TURNS  TOKENS  INPUT  OUTPUT  APPROVALS ASKED  APPROVALS DECIDED
--        3      2820    2700   120     1                0
+web      2      2420    2300   120     1                0
+-        1      400     400    0       0                0
 `
-	if got != want {
-		t.Errorf("usage:\n%s\nwant\n%s", got, want)
+	if got := runCLI(t, "usage", "--config", cfg); got != week {
+		t.Errorf("usage:\n%s\nwant\n%s", got, week)
+	}
+	month := `USER   TURNS  TOKENS  INPUT  OUTPUT  APPROVALS ASKED  APPROVALS DECIDED
+dave   1      9999    9000   999     0                0
+alice  1      2100    2000   100     1                0
+bob    2      720     700    20      0                1
+
+PROJECT  TURNS  TOKENS  INPUT  OUTPUT  APPROVALS ASKED  APPROVALS DECIDED
+-        2      10399   9400   999     0                0
+web      2      2420    2300   120     1                0
+`
+	if got := runCLI(t, "usage", "--config", cfg, "--since", "30d"); got != month {
+		t.Errorf("usage --since 30d:\n%s\nwant\n%s", got, month)
 	}
 }
