@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/wecodex/wecodex/internal/failoverlock"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/internal/wecomtest"
@@ -199,6 +200,7 @@ func TestE2ERedisClusterAndSentinel(t *testing.T) {
 		if addrs == "" || master == "" {
 			t.Skip("REDIS_SENTINEL_ADDRS or REDIS_SENTINEL_MASTER is not set: no Sentinel setup (make test starts one with scripts/with-redis-topologies.sh)")
 		}
+		failoverlock.Hold(t, strings.Split(addrs, ",")[0]) // store's tests fail the same master over
 		gate := sm.NewGate()
 		t.Cleanup(gate.Release)
 		e := newE2E(t, sm.Sequence(
