@@ -45,8 +45,14 @@ type Workspace struct {
 }
 
 // baseKey records, in a conversation's git directory, the commit its
-// branch was made from.
-const baseKey = "wecodex.base"
+// branch was made from; conversationKey the conversation's key, which
+// Cleanup asks InUse about (the directory's name is only its hash). Both
+// sit in the git directory's config, which the conversation's commands
+// cannot write.
+const (
+	baseKey         = "wecodex.base"
+	conversationKey = "wecodex.conversation"
+)
 
 // usedFile's time is when the conversation last started a turn in its
 // worktree (Cleanup reads it).
@@ -74,7 +80,7 @@ func (r *Registry) Workspace(ctx context.Context, name, conversation string) (Wo
 		}
 		return w, nil
 	}
-	if err := r.ensureWorktree(ctx, p, &w); err != nil {
+	if err := r.ensureWorktree(ctx, p, conversation, &w); err != nil {
 		return Workspace{}, err
 	}
 	now := r.opts.Now()
@@ -86,7 +92,7 @@ func (r *Registry) Workspace(ctx context.Context, name, conversation string) (Wo
 
 // ensureWorktree makes w's git directory and worktree when missing and
 // reads its base, all under the project's lock.
-func (r *Registry) ensureWorktree(ctx context.Context, p Project, w *Workspace) error {
+func (r *Registry) ensureWorktree(ctx context.Context, p Project, conversation string, w *Workspace) error {
 	release, err := lockFile(ctx, r.worktreeLock(p))
 	if err != nil {
 		return fmt.Errorf("project %s: %w", p.Name, err)
@@ -104,7 +110,7 @@ func (r *Registry) ensureWorktree(ctx context.Context, p Project, w *Workspace) 
 	if err != nil {
 		return err
 	}
-	if err := r.ensureConversationGit(ctx, p, w); err != nil {
+	if err := r.ensureConversationGit(ctx, p, conversation, w); err != nil {
 		return err
 	}
 	base, err := r.git(ctx, "", "--git-dir", w.GitDir, "config", "--get", baseKey)
@@ -148,7 +154,7 @@ func (r *Registry) ensureWorktree(ctx context.Context, p Project, w *Workspace) 
 // whose objects fall back to the clone's. Everything the conversation's
 // git commands write (objects, its branch, the worktree's index and HEAD)
 // lands there.
-func (r *Registry) ensureConversationGit(ctx context.Context, p Project, w *Workspace) error {
+func (r *Registry) ensureConversationGit(ctx context.Context, p Project, conversation string, w *Workspace) error {
 	if present(filepath.Join(w.GitDir, "HEAD")) {
 		return nil
 	}
@@ -175,7 +181,7 @@ func (r *Registry) ensureConversationGit(ctx context.Context, p Project, w *Work
 			return fmt.Errorf("project %s: %w", p.Name, err)
 		}
 	}
-	for _, kv := range [][2]string{{"gc.auto", "0"}, {"core.logAllRefUpdates", "true"}} {
+	for _, kv := range [][2]string{{"gc.auto", "0"}, {"core.logAllRefUpdates", "true"}, {conversationKey, conversation}} {
 		if _, err := r.git(ctx, "", "--git-dir", tmp, "config", kv[0], kv[1]); err != nil {
 			return fmt.Errorf("project %s: %w", p.Name, err)
 		}
@@ -186,11 +192,16 @@ func (r *Registry) ensureConversationGit(ctx context.Context, p Project, w *Work
 	return nil
 }
 
+// InUse reports whether a turn holds the conversation (its key) now.
+type InUse func(ctx context.Context, conversation string) (bool, error)
+
 // Cleanup removes the worktrees of git projects unused for longer than
 // Options.IdleCleanup, and their private temporary directories; each
 // branch stays in its conversation's git directory, and the next turn
-// checks it out again. It returns the worktrees it removed.
-func (r *Registry) Cleanup(ctx context.Context) ([]string, error) {
+// checks it out again. A worktree whose conversation inUse (nil: none)
+// says a turn holds stays, however long ago that turn started: its
+// commands work there. It returns the worktrees it removed.
+func (r *Registry) Cleanup(ctx context.Context, inUse InUse) ([]string, error) {
 	var removed []string
 	var errs []error
 	cutoff := r.opts.Now().Add(-r.opts.IdleCleanup)
@@ -207,7 +218,7 @@ func (r *Registry) Cleanup(ctx context.Context) ([]string, error) {
 			if !validID(id) {
 				continue
 			}
-			done, err := r.cleanOne(ctx, p, id, cutoff)
+			done, err := r.cleanOne(ctx, p, id, cutoff, inUse)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -220,8 +231,9 @@ func (r *Registry) Cleanup(ctx context.Context) ([]string, error) {
 }
 
 // cleanOne removes conversation id's worktree in p when it was last used
-// before cutoff, under the project's lock (a turn may be starting on it).
-func (r *Registry) cleanOne(ctx context.Context, p Project, id string, cutoff time.Time) (string, error) {
+// before cutoff and no turn holds it, under the project's lock (a turn may
+// be starting on it: it waits for the lock and makes the worktree again).
+func (r *Registry) cleanOne(ctx context.Context, p Project, id string, cutoff time.Time, inUse InUse) (string, error) {
 	w := r.layout(p, id)
 	if !present(w.Dir) || !idleSince(filepath.Join(w.GitDir, usedFile), cutoff) {
 		return "", nil
@@ -234,6 +246,12 @@ func (r *Registry) cleanOne(ctx context.Context, p Project, id string, cutoff ti
 	if !idleSince(filepath.Join(w.GitDir, usedFile), cutoff) {
 		return "", nil // used while we waited for the lock
 	}
+	if busy, err := r.busy(ctx, w, inUse); err != nil || busy {
+		if busy {
+			r.log.Debug("idle worktree kept: a turn holds its conversation", "project", p.Name, "branch", w.Branch)
+		}
+		return "", err
+	}
 	if _, err := r.git(ctx, "", "--git-dir", w.GitDir, "worktree", "remove", "--force", w.Dir); err != nil {
 		if rmErr := os.RemoveAll(w.Dir); rmErr != nil {
 			return "", fmt.Errorf("project %s: remove worktree %s: %w", p.Name, w.Dir, err)
@@ -245,6 +263,26 @@ func (r *Registry) cleanOne(ctx context.Context, p Project, id string, cutoff ti
 	}
 	r.log.Info("idle worktree removed; its branch stays", "project", p.Name, "branch", w.Branch)
 	return w.Dir, nil
+}
+
+// busy asks inUse about w's conversation. A git directory that names no
+// conversation (made before wecodex recorded it) is not busy.
+func (r *Registry) busy(ctx context.Context, w Workspace, inUse InUse) (bool, error) {
+	if inUse == nil {
+		return false, nil
+	}
+	conv, err := r.git(ctx, "", "--git-dir", w.GitDir, "config", "--get", conversationKey)
+	if isGitError(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("project %s: %w", w.Project, err)
+	}
+	held, err := inUse(ctx, conv)
+	if err != nil {
+		return false, fmt.Errorf("project %s: is %s in use: %w", w.Project, w.Branch, err)
+	}
+	return held, nil
 }
 
 func idleSince(marker string, cutoff time.Time) bool {

@@ -1,6 +1,7 @@
 package projects
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,7 +100,8 @@ func TestTwoReplicasCloneAtOnceWithoutARace(t *testing.T) {
 }
 
 // A worktree idle past IdleCleanup is removed; its branch, and the commit
-// on it, stay, and the next turn checks them out again.
+// on it, stay, and the next turn checks them out again. One idle as long
+// whose conversation a turn still holds stays.
 func TestIdleWorktreesAreRemovedAndTheirBranchStays(t *testing.T) {
 	bare, _ := remote(t)
 	clk := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
@@ -118,17 +120,29 @@ func TestIdleWorktreesAreRemovedAndTheirBranchStays(t *testing.T) {
 	}
 	gitT(t, idle.Dir, "add", "new.txt")
 	gitT(t, idle.Dir, "commit", "--quiet", "-m", "work")
+	running, err := r.Workspace(ctxT(t), "api", "single:running")
+	if err != nil {
+		t.Fatal(err)
+	}
 	clk.now = clk.now.Add(2 * time.Minute)
 	busy, err := r.Workspace(ctxT(t), "api", "single:busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	removed, err := r.Cleanup(ctxT(t))
+	var asked []string
+	inUse := func(_ context.Context, conv string) (bool, error) {
+		asked = append(asked, conv)
+		return conv == "single:running", nil
+	}
+	removed, err := r.Cleanup(ctxT(t), inUse)
 	if err != nil || !slices.Equal(removed, []string{idle.Dir}) {
 		t.Fatalf("Cleanup = %v, %v; want only %s", removed, err, idle.Dir)
 	}
-	if present(idle.Dir) || present(idle.Tmp) || !present(busy.Dir) {
-		t.Fatalf("after cleanup: idle %v tmp %v busy %v", present(idle.Dir), present(idle.Tmp), present(busy.Dir))
+	if slices.Sort(asked); !slices.Equal(asked, []string{"single:idle", "single:running"}) {
+		t.Errorf("Cleanup asked InUse about %q; want the two idle conversations by their keys", asked)
+	}
+	if present(idle.Dir) || present(idle.Tmp) || !present(busy.Dir) || !present(running.Dir) {
+		t.Fatalf("after cleanup: idle %v tmp %v busy %v running %v", present(idle.Dir), present(idle.Tmp), present(busy.Dir), present(running.Dir))
 	}
 	if got := gitT(t, "", "--git-dir", idle.GitDir, "log", "-1", "--format=%s", idle.Branch); got != "work" {
 		t.Fatalf("branch %s after cleanup: %q", idle.Branch, got)

@@ -48,6 +48,7 @@ type engine struct {
 	// engine runs.
 	projects    *projects.Registry
 	idleCleanup time.Duration
+	inUse       projects.InUse // which conversations' worktrees cleanup keeps
 	// retention sweeps what is past its retention.* age while the engine
 	// runs.
 	retention *retention.Sweeper
@@ -96,7 +97,7 @@ func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversation
 		}
 	}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
-	eng := &engine{engine: e, agent: agent, audit: aud, log: log, stopRun: stopRun, runDone: make(chan struct{}), projects: reg, idleCleanup: cfg.Projects.IdleCleanup}
+	eng := &engine{engine: e, agent: agent, audit: aud, log: log, stopRun: stopRun, runDone: make(chan struct{}), projects: reg, idleCleanup: cfg.Projects.IdleCleanup, inUse: leaseHeld(store.NewQueue(db))}
 	eng.retention = newSweeper(cfg, agent, db, root, log) // retention.go
 	eng.retainAll = retention.Interval(cfg.Retention.Threads, cfg.Retention.Attachments, cfg.Retention.Audit)
 	if c := cfg.Agent.Codex; cfg.Agent.Kind == configs.AgentCodex {
@@ -167,7 +168,7 @@ func (e *engine) run(ctx context.Context, chans []*channel) {
 		conns.Add(1)
 		go func() {
 			defer conns.Done()
-			runCleanup(ctx, e.projects, e.idleCleanup, e.log)
+			runCleanup(ctx, e.projects, e.idleCleanup, e.inUse, e.log)
 		}()
 	}
 	if e.retention != nil && e.retention.Active() {

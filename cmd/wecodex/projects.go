@@ -14,6 +14,7 @@ import (
 	"github.com/wecodex/wecodex/childenv"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/projects"
+	"github.com/wecodex/wecodex/store"
 )
 
 // newProjects is the registry of projects.*, or nil when none are
@@ -110,12 +111,13 @@ func cleanupInterval(idle time.Duration) time.Duration {
 	return min(max(idle/10, time.Second), time.Hour)
 }
 
-// runCleanup removes idle worktrees until ctx ends.
-func runCleanup(ctx context.Context, reg *projects.Registry, idle time.Duration, log *slog.Logger) {
+// runCleanup removes idle worktrees until ctx ends, keeping those whose
+// conversation inUse says a turn holds.
+func runCleanup(ctx context.Context, reg *projects.Registry, idle time.Duration, inUse projects.InUse, log *slog.Logger) {
 	t := time.NewTicker(cleanupInterval(idle))
 	defer t.Stop()
 	for {
-		if _, err := reg.Cleanup(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		if _, err := reg.Cleanup(ctx, inUse); err != nil && !errors.Is(err, context.Canceled) {
 			log.Warn("remove idle worktrees", "err", err)
 		}
 		select {
@@ -123,6 +125,15 @@ func runCleanup(ctx context.Context, reg *projects.Registry, idle time.Duration,
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// leaseHeld is projects.InUse over the shared queue: a turn holds a
+// conversation while its lease is taken, on whichever replica runs it.
+func leaseHeld(q *store.Queue) projects.InUse {
+	return func(ctx context.Context, conv string) (bool, error) {
+		_, token, err := q.Lease(ctx, conv)
+		return token != 0, err
 	}
 }
 
