@@ -51,7 +51,14 @@ func newLongConnE2E(t *testing.T, script sm.Script) (*e2e, *wecomtest.LongConnSe
 // replicaOf is the replica id p runs as (the holder lease names it).
 func replicaOf(t *testing.T, ctx context.Context, p *botProc) string {
 	t.Helper()
-	id, _ := p.logs.waitFor(t, ctx, "wecom aibot long connection", nil)["replica"].(string)
+	return replicaStarted(t, ctx, p, "wecom aibot long connection")
+}
+
+// replicaStarted is the replica id p runs as, from its channel's start
+// line, msg.
+func replicaStarted(t *testing.T, ctx context.Context, p *botProc, msg string) string {
+	t.Helper()
+	id, _ := p.logs.waitFor(t, ctx, msg, nil)["replica"].(string)
 	if id == "" {
 		t.Fatalf("no replica id logged; logs:\n%s", p.logs)
 	}

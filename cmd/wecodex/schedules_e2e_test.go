@@ -39,14 +39,7 @@ triggers:
 	ctx := within(t, 3*time.Minute)
 	a := e.serve(t, "5m30s")
 	subscribedBy(t, ctx, srv, a)
-	// WeCom pushes only to a chat that talked to the bot before.
-	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{UserID: "alice", ChatID: "wrkChat", Text: "/status"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitRecord(t, ctx, srv, 0, "the /status answer", func(r wecomtest.Record) bool {
-		return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
-	})
+	greetGroup(t, ctx, srv, "wrkChat")
 
 	body := []byte(`{"job":"unit","log":"--- FAIL: TestX"}`)
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
