@@ -6,14 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
+	"github.com/wecodex/wecodex/bot"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
+	"github.com/wecodex/wecodex/internal/wecomtest"
 )
 
 // nopSink takes a turn's updates and declines what it asks.
@@ -94,5 +97,86 @@ func TestCodexHistoryIsOffByDefault(t *testing.T) {
 	_, err := a.NewSession(t.Context(), h.Workspace)
 	if err == nil || !strings.Contains(err.Error(), "codex app-server exited") {
 		t.Errorf("Codex started with history.persistence=bogus (err %v); want it to refuse to start", err)
+	}
+}
+
+// rollouts are the thread rollouts under a Codex home, archived ones too.
+func rollouts(t *testing.T, home string) []string {
+	t.Helper()
+	var out []string
+	for _, dir := range []string{"sessions", "archived_sessions"} {
+		err := filepath.WalkDir(filepath.Join(home, dir), func(p string, d os.DirEntry, err error) error {
+			if os.IsNotExist(err) {
+				return filepath.SkipDir
+			}
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				out = append(out, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// A serve with retention.threads and retention.attachments of seconds
+// sweeps on its own: once the conversation's thread has been idle past its
+// age it is gone from thread/list and its rollout from disk, an attachment
+// past its age is gone from the workspace, and the conversation's next
+// message runs in a fresh thread.
+func TestE2ERetentionSweepsWhileServing(t *testing.T) {
+	e := newE2E(t, sm.Sequence(
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Noted.")),
+		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Noted again.")),
+	))
+	e.extra = "retention:\n  threads: 3s\n  attachments: 3s\n"
+	b := e.serve(t, "5m30s")
+	ctx := within(t, 2*time.Minute)
+	s, err := b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "remember 4711"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := follow(t, ctx, b.sim, s.ID); last.Content != "Noted." {
+		t.Fatalf("first answer %q", last.Content)
+	}
+	old := filepath.Join(bot.WorkspaceDir(e.workspace, "single:alice"), acpbridge.AttachmentsDir, "old.png")
+	if err := os.MkdirAll(filepath.Dir(old), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("png"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	b.logs.waitFor(t, ctx, "retention sweep", map[string]any{"threads": float64(1)})
+	a := codex.New(codex.Options{Bin: e.h.Bin, Env: e.h.CodexEnv()})
+	defer a.Close()
+	if threads, err := a.StoredThreads(ctx); err != nil || len(threads) != 0 {
+		t.Errorf("thread/list after the sweep: %+v (%v), want nothing", threads, err)
+	}
+	if rs := rollouts(t, e.h.Home); len(rs) != 0 {
+		t.Errorf("rollouts after the sweep: %v, want none", rs)
+	}
+	for {
+		if _, err := os.Stat(old); os.IsNotExist(err) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s is still there, past retention.attachments", old)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+
+	s, err = b.sim.Send(ctx, wecomtest.Message{From: "alice", Text: "and now?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := follow(t, ctx, b.sim, s.ID); last.Content != "Noted again." {
+		t.Fatalf("answer after the sweep %q, want a fresh thread's", last.Content)
+	}
+	if threads, err := a.StoredThreads(ctx); err != nil || len(threads) != 1 {
+		t.Errorf("thread/list after the next message: %+v (%v), want its fresh thread", threads, err)
 	}
 }
