@@ -66,6 +66,18 @@ func (in *intake) usage(ctx context.Context, m Message) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
+// windowLength says how long a rate-limit window is, in its largest whole
+// unit: "5-hour", "7-day".
+func windowLength(d time.Duration) string {
+	switch day := 24 * time.Hour; {
+	case d%day == 0:
+		return fmt.Sprintf("%d-day", d/day)
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d-hour", d/time.Hour)
+	}
+	return fmt.Sprintf("%d-minute", d/time.Minute)
+}
+
 func (in *intake) rateLimitLines(ctx context.Context) string {
 	if in.cfg.Usage.RateLimits == nil {
 		return "- account rate limits: this agent reports none\n"
@@ -83,7 +95,7 @@ func (in *intake) rateLimitLines(ctx context.Context) string {
 		name := strings.TrimSpace(w.Limit + " " + w.Which)
 		fmt.Fprintf(&b, "- rate limit %s: %d%% used", name, w.UsedPercent)
 		if w.Window > 0 {
-			fmt.Fprintf(&b, " of %s", w.Window)
+			fmt.Fprintf(&b, " of its %s window", windowLength(w.Window))
 		}
 		if !w.ResetsAt.IsZero() {
 			fmt.Fprintf(&b, ", resets %s", w.ResetsAt.UTC().Format("2006-01-02 15:04 UTC"))

@@ -16,12 +16,13 @@ import (
 )
 
 // /usage on a second replica shows the session's tokens exactly as the
-// scripted model reported them over two turns, what Codex says of the
-// account's rate limits, and what is left of the user's limits; with
-// cards.usage_footer each finished card ends with its own turn's tokens.
+// scripted model reported them over two turns, the account's rate-limit
+// windows with their resets as Codex read them from ChatGPT's backend, and
+// what is left of the user's limits; with cards.usage_footer each finished card ends with its own turn's tokens.
 // No /usage reaches the model.
 func TestUsageCommandAndFooter(t *testing.T) {
 	h := codextest.Start(t, answers(2, sm.Usage{InputTokens: 1400, CachedInputTokens: 400, OutputTokens: 100}))
+	h.LogInChatGPT(t) // so Codex has rate limits to report (codextest.ChatGPTUsage)
 	st := testenv.OpenStores(t, testenv.Prefix(t, "usage"))
 	limits := codex.New(codex.Options{Bin: h.Bin, Env: h.CodexEnv(), Logger: quietLog()})
 	t.Cleanup(func() { _ = limits.Close() })
@@ -55,7 +56,8 @@ func TestUsageCommandAndFooter(t *testing.T) {
 		day := time.Date(at.UTC().Year(), at.UTC().Month(), at.UTC().Day()+1, 0, 0, 0, 0, time.UTC)
 		wants = append(wants, "**Usage**\n"+
 			"- this session: 3000 tokens (input 2800, cached 800, output 200, reasoning 0)\n"+
-			"- account rate limits: Codex reports none for this account\n"+
+			"- rate limit codex primary: 42% used of its 5-hour window, resets 2026-12-02 13:00 UTC\n"+
+			"- rate limit codex secondary: 7% used of its 7-day window, resets 2026-12-08 13:00 UTC\n"+
 			fmt.Sprintf("- turns this hour: 3 of 5 left (limits.turns_per_user_per_hour), until %s\n", hourEnd(at).Format("15:04 UTC"))+
 			fmt.Sprintf("- tokens today: 7000 of 10000 left (limits.tokens_per_user_per_day), until %s", day.Format("2006-01-02 15:04 UTC")))
 	}
