@@ -59,12 +59,21 @@ func (s Spec) String() string { return s.expr }
 // date that never comes, like 30 February).
 func (s Spec) Next(t time.Time) time.Time {
 	if s.every > 0 {
-		return t.Truncate(s.every).Add(s.every)
+		return s.floor(t).Add(s.every)
 	}
 	if s.cron == nil {
 		return time.Time{}
 	}
 	return s.cron.Next(t.In(s.loc))
+}
+
+// floor is the @every slot at or before t: a multiple of the interval
+// since the Unix epoch (time.Truncate counts from year 1, which agrees
+// only for intervals that divide a day).
+func (s Spec) floor(t time.Time) time.Time {
+	sec := int64(s.every / time.Second)
+	u := t.Unix()
+	return time.Unix(u-((u%sec)+sec)%sec, 0).In(t.Location())
 }
 
 // maxSlotsWalked bounds the walk over the slots of a long gap (a deployment
@@ -75,11 +84,11 @@ const maxSlotsWalked = 100_000
 // holds (n is a lower bound past maxSlotsWalked); n == 0 when it holds none.
 func (s Spec) Latest(after, upTo time.Time) (latest time.Time, n int) {
 	if s.every > 0 {
-		last := upTo.Truncate(s.every)
+		last := s.floor(upTo)
 		if !last.After(after) {
 			return time.Time{}, 0
 		}
-		first := after.Truncate(s.every).Add(s.every)
+		first := s.floor(after).Add(s.every)
 		return last, int(last.Sub(first)/s.every) + 1
 	}
 	for t := s.Next(after); !t.IsZero() && !t.After(upTo) && n < maxSlotsWalked; t = s.Next(t) {

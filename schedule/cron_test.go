@@ -61,4 +61,14 @@ func TestLatest(t *testing.T) {
 	if _, n := e.Latest(time.Unix(108, 0), time.Unix(109, 0)); n != 0 {
 		t.Fatalf("no slot in (108, 109], got %d", n)
 	}
+	// Slots sit on multiples of the interval since the Unix epoch, even
+	// for one that does not divide a day.
+	seven, _ := schedule.Parse("@every 7m", time.UTC)
+	from := time.Unix(1_800_000_000, 0) // 1_800_000_000 = 4_285_714×420 + 120
+	if got := seven.Next(from).Unix(); got != 1_800_000_300 {
+		t.Fatalf("@every 7m Next(%d) = %d, want 1800000300", from.Unix(), got)
+	}
+	if at, n := seven.Latest(from, from.Add(15*time.Minute)); at.Unix() != 1_800_000_720 || n != 2 {
+		t.Fatalf("@every 7m Latest = %d, %d; want 1800000720, 2", at.Unix(), n)
+	}
 }
