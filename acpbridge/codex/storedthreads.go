@@ -22,29 +22,9 @@ type StoredThread struct {
 	Archived bool
 }
 
-type storedThreadsParams struct {
-	Cursor   string `json:"cursor,omitempty"`
-	Archived bool   `json:"archived"`
-	SortKey  string `json:"sortKey"`
-	// SourceKinds lists every kind: the default is only interactive ones,
-	// and retention covers whatever the home holds.
-	SourceKinds []string `json:"sourceKinds"`
-}
-
-type storedThreadsResponse struct {
-	Data []struct {
-		ID        string `json:"id"`
-		Cwd       string `json:"cwd"`
-		Path      string `json:"path"`
-		UpdatedAt int64  `json:"updatedAt"`
-		Status    struct {
-			Type string `json:"type"`
-		} `json:"status"`
-	} `json:"data"`
-	NextCursor string `json:"nextCursor"`
-}
-
-// threadSourceKinds are all of the schema's ThreadSourceKind values.
+// threadSourceKinds are all of the schema's ThreadSourceKind values: the
+// default is only interactive ones, and retention covers whatever the home
+// holds.
 var threadSourceKinds = []string{"cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"}
 
 // maxThreadPages bounds thread/list's paging against a server that never
@@ -62,10 +42,9 @@ func (a *Agent) StoredThreads(ctx context.Context) ([]StoredThread, error) {
 	for _, archived := range []bool{false, true} {
 		cursor := ""
 		for range maxThreadPages {
-			var r storedThreadsResponse
-			p := storedThreadsParams{Cursor: cursor, Archived: archived, SortKey: "updated_at", SourceKinds: threadSourceKinds}
-			if err := c.call(ctx, "thread/list", p, &r); err != nil {
-				return nil, fmt.Errorf("codex thread/list: %w", err)
+			r, err := c.listThreads(ctx, threadListParams{Cursor: cursor, Archived: archived, SortKey: "updated_at", SourceKinds: threadSourceKinds})
+			if err != nil {
+				return nil, err
 			}
 			for _, t := range r.Data {
 				out = append(out, StoredThread{
@@ -73,10 +52,10 @@ func (a *Agent) StoredThreads(ctx context.Context) ([]StoredThread, error) {
 					Active: t.Status.Type == "active", Archived: archived,
 				})
 			}
-			if r.NextCursor == "" {
+			if deref(r.NextCursor) == "" {
 				break
 			}
-			cursor = r.NextCursor
+			cursor = *r.NextCursor
 		}
 	}
 	return out, nil

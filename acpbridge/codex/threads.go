@@ -15,26 +15,6 @@ import (
 // rejects a longer list rather than cutting it).
 const maxListedThreads = 100
 
-type threadListParams struct {
-	// IncludedThreadIDs restricts the answer to these threads: a caller
-	// names the ones it may show, and never learns of any other.
-	IncludedThreadIDs []string `json:"includedThreadIds"`
-	Limit             int      `json:"limit"`
-	// SourceKinds: Codex's default leaves out the app-server's own threads
-	// (sessionSources: those a person started, wecodex's among them).
-	SourceKinds []string `json:"sourceKinds"`
-}
-
-type threadListResponse struct {
-	Data []struct {
-		ID        string  `json:"id"`
-		Name      *string `json:"name"`
-		Preview   string  `json:"preview"`
-		Cwd       string  `json:"cwd"`
-		UpdatedAt int64   `json:"updatedAt"`
-	} `json:"data"`
-}
-
 // ThreadInfo returns what Codex knows of the threads ids (at most
 // maxListedThreads of them), by id; a thread Codex does not know is left
 // out, and no other is ever reported.
@@ -49,9 +29,11 @@ func (a *Agent) ThreadInfo(ctx context.Context, ids []string) (map[string]acpbri
 	if err != nil {
 		return nil, err
 	}
-	var r threadListResponse
-	if err := c.call(ctx, "thread/list", threadListParams{IncludedThreadIDs: ids, Limit: len(ids), SourceKinds: sessionSources}, &r); err != nil {
-		return nil, fmt.Errorf("codex thread/list: %w", err)
+	// Only the threads named: a caller names the ones it may show, and
+	// never learns of any other.
+	r, err := c.listThreads(ctx, threadListParams{IncludedThreadIDs: ids, Limit: len(ids), SourceKinds: sessionSources})
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[string]acpbridge.ThreadInfo, len(r.Data))
 	for _, t := range r.Data {
@@ -60,13 +42,6 @@ func (a *Agent) ThreadInfo(ctx context.Context, ids []string) (map[string]acpbri
 		}
 	}
 	return out, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // ForkThread branches the session's thread into a new one working in cwd,
