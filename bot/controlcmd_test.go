@@ -25,6 +25,9 @@ type controlRig struct {
 	projectRig
 	root string
 	b    *bot.Engine
+	// engine makes another replica on the same Redis and Codex home (one
+	// started later: a restart).
+	engine func(replica string) *bot.Engine
 }
 
 func newControlRig(t *testing.T, script sm.Script, busy string) *controlRig {
@@ -39,7 +42,7 @@ func newControlRig(t *testing.T, script sm.Script, busy string) *controlRig {
 		e, err := bot.New(bot.Config{
 			Replica: replica, WorkspaceRoot: root, UpdateInterval: time.Millisecond, Logger: quietLog(),
 			LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Busy: busy,
-			Access: bot.Access{AllowUsers: []string{"alice"}},
+			Access: bot.Access{AllowUsers: []string{"alice"}}, Models: bot.ModelConfig{Allowed: []string{"gpt-5.5", "other"}},
 		}, testenv.EngineStore(st), agent, chat)
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +51,7 @@ func newControlRig(t *testing.T, script sm.Script, busy string) *controlRig {
 	}
 	a := engine("replica-a")
 	run(t, a)
-	return &controlRig{projectRig: projectRig{h: h, st: st, chat: chat, e: a}, root: root, b: engine("replica-b")}
+	return &controlRig{projectRig: projectRig{h: h, st: st, chat: chat, e: a}, root: root, b: engine("replica-b"), engine: engine}
 }
 
 // lastCard is conv's latest finished card.

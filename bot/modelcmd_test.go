@@ -93,3 +93,32 @@ func TestModelListsCodexModels(t *testing.T) {
 		t.Errorf("/model = %q, want Codex's eleven models", got)
 	}
 }
+
+// What /model, /effort and /mode choose is the conversation's in Redis,
+// not a replica's: chosen on replica-b, it is what replica-a's turn asks
+// Codex for (model, effort, read-only sandbox), and a replica started
+// afterwards (a restart) reports it on /status.
+func TestChoicesHoldOnEveryReplica(t *testing.T) {
+	r := newControlRig(t, sm.Sequence(sm.Reply(sm.Message(sm.PhaseFinalAnswer, "one"))), bot.BusyQueue)
+	dm := chattest.DM("alice")
+	for i, c := range []struct{ say, want string }{
+		{"/model other", "Model set to `other` for this conversation: its next turn uses it."},
+		{"/effort high", "Reasoning effort set to `high` for this conversation: its next turn uses it."},
+		{"/mode read-only", "Mode set to `read-only` for this conversation: the agent may look, not change: its commands cannot write the workspace, and no request to leave the sandbox is granted. Its next turn runs in it."},
+	} {
+		if got := say(t, r.b, fmt.Sprint("c", i), dm, "alice", c.say); got != c.want {
+			t.Errorf("%s on replica-b = %q, want %q", c.say, got, c.want)
+		}
+	}
+	say(t, r.b, "t1", dm, "alice", "first")
+	r.chat.WaitForCount(t, dm, "finish", 1)
+	reqs := r.h.Server.ModelRequests()
+	if len(reqs) != 1 || reqs[0].Model != "other" || reqs[0].Effort != "high" || reqs[0].Permissions() != "read-only" {
+		t.Fatalf("replica-a's turn asked %d requests, the first %q at %q in %q", len(reqs), reqs[0].Model, reqs[0].Effort, reqs[0].Permissions())
+	}
+	r.leaseFree(t, dm)
+	status := say(t, r.engine("replica-c"), "s1", dm, "alice", "/status")
+	if want := "\n- model: `other` (this conversation's)\n- effort: `high` (this conversation's)\n- mode: `read-only` (this conversation's)"; !strings.HasSuffix(status, want) {
+		t.Errorf("/status on a replica started later = %q, want it to end %q", status, want)
+	}
+}
