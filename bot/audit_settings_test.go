@@ -61,6 +61,10 @@ func TestAuditRecordsSettingsAndRefusals(t *testing.T) {
 	var got []string
 	for _, r := range records(t, st) {
 		got = append(got, strings.Join([]string{r.Kind, r.Conversation, r.MsgID, r.Setting, r.Value, r.Reason, r.Detail}, " "))
+		// audit.include_text is off (the default): a message's length, never its text.
+		if r.Text != "" || (r.Kind == "message" && (r.Length == nil || *r.Length == 0)) {
+			t.Errorf("%s record %s has text %q and length %v; want no text, only the length", r.Kind, r.MsgID, r.Text, r.Length)
+		}
 	}
 	want := []string{
 		"message dm:alice a    ",
