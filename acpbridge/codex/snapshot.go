@@ -110,30 +110,3 @@ func (s snapshotter) restore(ctx context.Context, tree string) (restored, remove
 	sort.Strings(removed)
 	return restored, removed, nil
 }
-
-// turnRef is the ref that names the snapshot from before turnID.
-func turnRef(turnID string) string { return "refs/turns/" + turnID }
-
-// keep records tree as the snapshot from before turnID.
-func (s snapshotter) keep(ctx context.Context, turnID, tree string) error {
-	return s.git(ctx, nil, "update-ref", turnRef(turnID), tree)
-}
-
-// find returns the snapshot from before turnID; ok is false when none was
-// recorded.
-func (s snapshotter) find(ctx context.Context, turnID string) (tree string, ok bool, err error) {
-	if _, err := os.Stat(filepath.Join(s.gitDir, "HEAD")); err != nil {
-		return "", false, nil
-	}
-	var out bytes.Buffer
-	if err := s.git(ctx, &out, "for-each-ref", "--format=%(objectname)", turnRef(turnID)); err != nil {
-		return "", false, err
-	}
-	tree = strings.TrimSpace(out.String())
-	return tree, tree != "", nil
-}
-
-// forget drops the record of the snapshot from before turnID.
-func (s snapshotter) forget(ctx context.Context, turnID string) error {
-	return s.git(ctx, nil, "update-ref", "-d", turnRef(turnID))
-}
