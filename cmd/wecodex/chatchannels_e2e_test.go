@@ -11,12 +11,15 @@ import (
 // channel: say sends a command and returns its answer as WeCom received
 // it; turn sends a message and returns its turn's end as WeCom received
 // it (the final frame, or the answer message); begin sends a message and
-// returns what waits for its end, so a test can act while its turn runs.
+// returns what waits for its end, so a test can act while its turn runs;
+// stranger sends text as mallory, on no access list, in her own 1:1 chat
+// and returns the answer.
 type chatChannel struct {
-	conv  string
-	say   func(t *testing.T, ctx context.Context, text string) string
-	turn  func(t *testing.T, ctx context.Context, text string) string
-	begin func(t *testing.T, ctx context.Context, text string) func() string
+	conv     string
+	say      func(t *testing.T, ctx context.Context, text string) string
+	turn     func(t *testing.T, ctx context.Context, text string) string
+	begin    func(t *testing.T, ctx context.Context, text string) func() string
+	stranger func(t *testing.T, ctx context.Context, text string) string
 }
 
 // webhookChat is alice's chat through the webhook's callbacks: a
@@ -33,6 +36,9 @@ func webhookChat(b *botProc) chatChannel {
 		},
 		begin: func(t *testing.T, ctx context.Context, text string) func() string {
 			return webhookBegin(t, ctx, b, text)
+		},
+		stranger: func(t *testing.T, ctx context.Context, text string) string {
+			return sayDirect(t, ctx, b.sim, "mallory", text)
 		},
 	}
 }
@@ -52,16 +58,20 @@ func webhookBegin(t *testing.T, ctx context.Context, b *botProc, text string) fu
 // longConnChat is alice's chat through the long connection: either
 // answer is the final frame of the stream on the message's req_id.
 func longConnChat(srv *wecomtest.LongConnServer) chatChannel {
-	begin := func(t *testing.T, ctx context.Context, text string) func() string {
-		reqID := push(t, srv, "alice", text)
-		return func() string {
-			return waitRecord(t, ctx, srv, 0, text+"'s final frame", func(r wecomtest.Record) bool {
-				return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
-			}).Stream().Content
+	beginAs := func(user string) func(t *testing.T, ctx context.Context, text string) func() string {
+		return func(t *testing.T, ctx context.Context, text string) func() string {
+			reqID := push(t, srv, user, text)
+			return func() string {
+				return waitRecord(t, ctx, srv, 0, text+"'s final frame", func(r wecomtest.Record) bool {
+					return r.Kind == wecomtest.KindRequest && r.ReqID == reqID && r.Stream().Finish
+				}).Stream().Content
+			}
 		}
 	}
+	begin := beginAs("alice")
 	final := func(t *testing.T, ctx context.Context, text string) string { return begin(t, ctx, text)() }
-	return chatChannel{conv: "single:alice", say: final, turn: final, begin: begin}
+	stranger := func(t *testing.T, ctx context.Context, text string) string { return beginAs("mallory")(t, ctx, text)() }
+	return chatChannel{conv: "single:alice", say: final, turn: final, begin: begin, stranger: stranger}
 }
 
 // appChat is alice's chat with the self-built app: either answer is the
@@ -69,16 +79,24 @@ func longConnChat(srv *wecomtest.LongConnServer) chatChannel {
 // callback and after the answer taken last (a message sent while a turn
 // runs is answered before it ends).
 func appChat(api *wecomtest.AppAPI, cb *wecomtest.AppCallbacks) chatChannel {
+	begin := appBegin(api, cb, "alice")
+	next := func(t *testing.T, ctx context.Context, text string) string { return begin(t, ctx, text)() }
+	stranger := func(t *testing.T, ctx context.Context, text string) string { return appBegin(api, cb, "mallory")(t, ctx, text)() }
+	return chatChannel{conv: "app:alice", say: next, turn: next, begin: begin, stranger: stranger}
+}
+
+// appBegin is appChat's begin for user.
+func appBegin(api *wecomtest.AppAPI, cb *wecomtest.AppCallbacks, user string) func(t *testing.T, ctx context.Context, text string) func() string {
 	taken := 0
-	begin := func(t *testing.T, ctx context.Context, text string) func() string {
+	return func(t *testing.T, ctx context.Context, text string) func() string {
 		t.Helper()
 		after := len(api.Records())
-		if rep, err := cb.Send(ctx, wecomtest.AppText("alice", text)); err != nil || rep.Status != 200 {
+		if rep, err := cb.Send(ctx, wecomtest.AppText(user, text)); err != nil || rep.Status != 200 {
 			t.Fatalf("%s: callback %d %v", text, rep.Status, err)
 		}
 		return func() string {
 			r, err := api.Wait(ctx, func(r wecomtest.AppRecord) bool {
-				return r.Seq > max(after, taken) && r.API == "message/send" && r.ToUser == "alice" && r.MsgType == "markdown" && r.Errcode == 0
+				return r.Seq > max(after, taken) && r.API == "message/send" && r.ToUser == user && r.MsgType == "markdown" && r.Errcode == 0
 			})
 			if err != nil {
 				t.Fatalf("%s: no markdown message delivered: %v", text, err)
@@ -87,8 +105,6 @@ func appChat(api *wecomtest.AppAPI, cb *wecomtest.AppCallbacks) chatChannel {
 			return r.Content
 		}
 	}
-	next := func(t *testing.T, ctx context.Context, text string) string { return begin(t, ctx, text)() }
-	return chatChannel{conv: "app:alice", say: next, turn: next, begin: begin}
 }
 
 // serveApp starts wecodex serve with the self-built app on a qyapi fake,

@@ -55,8 +55,9 @@ type settingStep struct {
 // checkSettingCommands drives /model, /effort, /mode, /status, /usage and
 // /review on ch, checking each answer as WeCom received it: what they set
 // reaches the next turn (its model, its effort, its sandbox), full mode is
-// refused to alice (no approver), and no command reaches the model as a
-// prompt. /undo and /compact: checkControlCommands.
+// refused to alice (no approver), someone not allowed is refused each
+// command with the reason, and no command reaches the model as a prompt.
+// /undo and /compact: checkControlCommands.
 func checkSettingCommands(t *testing.T, ctx context.Context, e *e2e, ch chatChannel) {
 	t.Helper()
 	readOnly := "🔒 Mode: read-only — the agent may look, not change"
@@ -93,6 +94,12 @@ func checkSettingCommands(t *testing.T, ctx context.Context, e *e2e, ch chatChan
 			}
 		}
 		waitLeaseFree(t, ctx, e, ch.conv)
+	}
+	// Someone not allowed gets the reason for every command, in her chat.
+	for _, text := range []string{"/model other", "/effort low", "/mode workspace", "/usage", "/review", "/compact", "/undo", "/steer x", "/sessions"} {
+		if got, want := ch.stranger(t, ctx, text), "Sorry, you are not allowed to use this bot. Ask an admin to add you to the access list."; got != want {
+			t.Errorf("mallory's %s answered %q, want %q", text, got, want)
+		}
 	}
 	checkSettingRequests(t, e)
 	if _, err := os.Stat(filepath.Join(bot.WorkspaceDir(e.workspace, ch.conv), "w.txt")); !os.IsNotExist(err) {
