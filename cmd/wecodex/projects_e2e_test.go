@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wecodex/wecodex/configs"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/wecomtest"
 	"github.com/wecodex/wecodex/projects"
@@ -54,9 +55,10 @@ func projectDirs(root, project, conv string) (worktree, gitDir string) {
 // leave a change uncommitted: each worktree holds its own change alone, on
 // its own branch; neither reaches the other's; a conversation no project
 // names works in the default project; each model request comes from the
-// project's directory with the project's instructions; after /project
-// switches alice to the default project, her next model request is a fresh
-// session from its directory, with its instructions.
+// project's directory with the project's instructions, model and effort,
+// and api's sandbox.read lets its commands read a directory misc's cannot;
+// after /project switches alice to the default project, her next model
+// request is a fresh session from its directory, with its instructions.
 func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 	var script sm.Script
 	e := newE2EIn(t, sm.ScriptFunc(func(r *sm.Request) (sm.Response, error) { return script.Next(r) }), "danger-full-access")
@@ -64,17 +66,23 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 	bare := gitRemote(t)
 	misc := t.TempDir() // the default project: an existing directory
 	writeFile(t, filepath.Join(misc, "MISC.md"), "misc\n")
+	shared := t.TempDir() // what api's sandbox.read adds to the default list
+	writeFile(t, filepath.Join(shared, "SHARED.md"), "shared\n")
 	e.extra = fmt.Sprintf(`projects:
   api:
     git: %q
     ref: main
     users: [alice, bob]
     instructions: "You work on the api service."
+    model: other
+    effort: high
+    sandbox:
+      read: [%s, %q]
   misc:
     path: %q
     default: true
     instructions: "You work on misc."
-`, bare, misc)
+`, bare, strings.Join(configs.DefaultSandboxRead, ", "), shared, misc)
 	root := e.workspace
 	wtA, gitA := projectDirs(root, "api", "single:alice")
 	wtB, gitB := projectDirs(root, "api", "single:bob")
@@ -90,6 +98,7 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 		{commit("bob"), 0, "bob\nfirst\n" + projects.Branch("single:bob") + "\n" + wtB + "\n"},
 		{"echo bob-wip >> README.md && git status --porcelain", 0, " M README.md\n"},
 		{"cat " + wtA + "/README.md", 1, "cat: " + wtA + "/README.md: No such file or directory\n"},
+		{"cat " + shared + "/SHARED.md", 0, "shared\n"},
 		{"ls " + gitA, 2, "ls: cannot access '" + gitA + "': No such file or directory\n"},
 		// What git outside the sandbox obeys stays as wecodex made it.
 		{"echo x >> " + gitB + "/config; touch " + gitB + "/hooks/post-checkout; echo x >> .git", 1,
@@ -97,7 +106,10 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 				"touch: cannot touch '" + gitB + "/hooks/post-checkout': Read-only file system\n" +
 				"/bin/bash: line 1: .git: Read-only file system\n"},
 	}
-	carolProbes := []probe{{"pwd && cat MISC.md", 0, misc + "\nmisc\n"}}
+	carolProbes := []probe{
+		{"pwd && cat MISC.md", 0, misc + "\nmisc\n"},
+		{"cat " + shared + "/SHARED.md", 1, "cat: " + shared + "/SHARED.md: No such file or directory\n"},
+	}
 	script = sm.ByPrompt(map[string][]sm.Response{
 		"alice works": probeReplies("alice", aliceProbes),
 		"bob works":   probeReplies("bob", bobProbes),
@@ -146,10 +158,14 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 			t.Errorf("%s's branch log %q", who, got)
 		}
 	}
-	for who, want := range map[string]struct{ instructions, cwd string }{
-		"alice": {"You work on the api service.", wtA}, "bob": {"You work on the api service.", wtB}, "carol": {"You work on misc.", misc},
+	for who, want := range map[string]struct{ instructions, cwd, model, effort string }{
+		"alice": {"You work on the api service.", wtA, "other", "high"}, "bob": {"You work on the api service.", wtB, "other", "high"},
+		"carol": {"You work on misc.", misc, "gpt-5.5", "medium"}, // the agent's
 	} {
 		r := firstRequest(t, reqs, who+" works")
+		if r.Model != want.model || r.Effort != want.effort {
+			t.Errorf("%s's model request asks %q at effort %q; want %q at %q", who, r.Model, r.Effort, want.model, want.effort)
+		}
 		if !anyContains(r.Developer, want.instructions) {
 			t.Errorf("%s's model request has developer messages %q; want one with %q", who, r.Developer, want.instructions)
 		}
