@@ -19,7 +19,7 @@ import (
 )
 
 // /schedule from the chat, through the real engine and Redis: in a group
-// only an approver adds, pauses and removes; list shows the config file's
+// only an approver adds, pauses, resumes and removes; list shows the config file's
 // schedule beside the chat's with each next run; a conversation that
 // cannot be pushed to is refused with its reason; a member schedules in
 // their own 1:1 chat; the scheduler sees what the chat made.
@@ -92,6 +92,15 @@ func TestScheduleCommands(t *testing.T) {
 	want := []string{"weekday-tests room:r1  run the tests paused=n", "chat-1 room:r1 alice Run the tests on main paused=y", "chat-2 dm:dave dave say hi paused=n"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("jobs:\n got %q\nwant %q", got, want)
+	}
+	if got := say(room, "alice", "/schedule resume chat-1"); got != "OK — schedule `chat-1`: resumed." {
+		t.Fatalf("resume: %q", got)
+	}
+	if got := say(room, "carol", "/schedule list"); got != "**Schedules**\n- `weekday-tests` (config file) `0 9 * * 1-5` — next: "+next9+" — run the tests\n- `chat-1` `0 9 * * 1-5` — next: "+next9+" — Run the tests on main" {
+		t.Fatalf("list after resume: %q", got)
+	}
+	if jobs, err := book.Jobs(context.Background()); err != nil || len(jobs) != 3 || jobs[1].ID != "chat-1" || jobs[1].Paused {
+		t.Fatalf("jobs after resume (%v): %+v, want chat-1 active", err, jobs)
 	}
 	if got := say(room, "alice", "/schedule rm chat-1"); got != "OK — schedule `chat-1`: removed." {
 		t.Fatalf("rm: %q", got)

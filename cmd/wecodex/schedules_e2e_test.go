@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,9 +98,11 @@ triggers:
 }
 
 // /schedule from a group on the long connection: a non-approver's add is
-// refused; an approver's fires, and each slot's card reaches the group
-// through aibot_send_msg as one markdown message, the progress quoted
-// above a rule and the answer apart below it; /schedule rm stops it.
+// refused; an approver's is listed with its next run and fires, and each
+// slot's card reaches the group through aibot_send_msg as one markdown
+// message, the progress quoted above a rule and the answer apart below
+// it; /schedule pause stops its slots and resume starts them again;
+// /schedule rm removes it.
 func TestE2ELongConnChatSchedulePushesItsCard(t *testing.T) {
 	e, srv := newLongConnE2E(t, sm.ScriptFunc(func(*sm.Request) (sm.Response, error) {
 		return sm.Reply(
@@ -134,19 +137,61 @@ func TestE2ELongConnChatSchedulePushesItsCard(t *testing.T) {
 	if want := "**⏰ Run the tests.**\n\n> Running the tests.\n\n---\n\n" + readOnlyHeader + "All tests pass."; sent.Markdown() != want || sent.Errcode != 0 {
 		t.Fatalf("pushed markdown (errcode %d):\n%q\nwant\n%q", sent.Errcode, sent.Markdown(), want)
 	}
+	// Anyone in the group lists it, with its next run.
+	listed := regexp.MustCompile("^\\*\\*Schedules\\*\\*\n- `chat-1` `@every 2s` — next: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d \\S+ — Run the tests\\.$")
+	if got := say("bob", "/schedule list"); !listed.MatchString(got) {
+		t.Fatalf("list: %q, want it to match %s", got, listed)
+	}
+	if got, want := say("alice", "/schedule pause chat-1"), "OK — schedule `chat-1`: paused."; got != want {
+		t.Fatalf("pause: %q, want %q", got, want)
+	}
+	// Two slots pass while it is paused; neither fires.
+	paused := time.Now()
+	waitUntil(t, ctx, paused.Add(4500*time.Millisecond))
+	for slot := range firedSlotsOf("chat-1", a) {
+		if slot > paused.Unix() {
+			t.Errorf("slot %d fired after the pause at %s", slot, paused.Format(time.TimeOnly))
+		}
+	}
+	if got, want := say("alice", "/schedule resume chat-1"), "OK — schedule `chat-1`: resumed."; got != want {
+		t.Fatalf("resume: %q, want %q", got, want)
+	}
+	resumed := time.Now().Unix()
+	waitFiredOf(t, ctx, []*botProc{a}, "chat-1", func(slot int64, _ string) bool { return slot > resumed })
 	if got, want := say("alice", "/schedule rm chat-1"), "OK — schedule `chat-1`: removed."; got != want {
 		t.Fatalf("rm: %q, want %q", got, want)
 	}
 	// The slots fired ran as their maker, each once.
-	fired := a.logs.withMsg("schedule fired", map[string]any{"schedule": "chat-1"})
-	seen := map[any]bool{}
-	for _, l := range fired {
-		if seen[l["slot"]] {
-			t.Errorf("slot %v fired twice", l["slot"])
+	for slot, outcomes := range firedSlotsOf("chat-1", a) {
+		if len(outcomes) != 1 {
+			t.Errorf("slot %d fired %v", slot, outcomes)
 		}
-		seen[l["slot"]] = true
 	}
 	if got := userTexts(e.h.Server.ModelRequests()); len(got) == 0 || got[0] != "From: alice\n\nRun the tests." {
 		t.Fatalf("model prompts %q, want the first From: alice", got)
+	}
+}
+
+// On the AI bot's webhook, /schedule add is refused with the reason: the
+// webhook cannot push, so nothing would ever reach the chat.
+func TestE2EWebhookScheduleAddRefused(t *testing.T) {
+	e := newE2E(t, sm.Sequence())
+	e.access = "allow_users: [alice, bob, carol]\n  approvers: [alice]"
+	ctx := within(t, time.Minute)
+	b := e.serve(t, "5m30s")
+	for _, m := range []wecomtest.Message{
+		{From: "alice", Text: `/schedule add "@every 10m" Run the tests.`},
+		{From: "alice", ChatID: "wrkChat", Text: `/schedule add "@every 10m" Run the tests.`},
+	} {
+		s, err := b.sim.Send(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Not scheduled: " + errWebhookCannotPush.Error(); !s.First.Finish || s.First.Content != want {
+			t.Fatalf("%+v: first frame %+v, want it finished with %q", m, s.First, want)
+		}
+	}
+	if n := len(e.h.Server.ModelRequests()); n != 0 {
+		t.Fatalf("%d model requests, want none", n)
 	}
 }

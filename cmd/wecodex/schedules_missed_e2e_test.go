@@ -76,10 +76,13 @@ func TestE2EAppScheduleMissedOnce(t *testing.T) {
 
 // firedSlots is each slot of the schedule tests that procs fired, with the
 // outcome of each fire, from their "schedule fired" log lines.
-func firedSlots(procs ...*botProc) map[int64][]string {
+func firedSlots(procs ...*botProc) map[int64][]string { return firedSlotsOf("tests", procs...) }
+
+// firedSlotsOf is firedSlots of the schedule name.
+func firedSlotsOf(name string, procs ...*botProc) map[int64][]string {
 	out := map[int64][]string{}
 	for _, p := range procs {
-		for _, l := range p.logs.withMsg("schedule fired", map[string]any{"schedule": "tests"}) {
+		for _, l := range p.logs.withMsg("schedule fired", map[string]any{"schedule": name}) {
 			slot, _ := l["slot"].(float64)
 			outcome, _ := l["outcome"].(string)
 			out[int64(slot)] = append(out[int64(slot)], outcome)
@@ -100,10 +103,16 @@ func newestSlot(fired map[int64][]string) int64 {
 // that match accepts, and returns that slot.
 func waitFired(t *testing.T, ctx context.Context, procs []*botProc, match func(slot int64, outcome string) bool) int64 {
 	t.Helper()
-	line := waitAnyLine(t, ctx, procs, "a fired slot", func(l map[string]any) bool {
+	return waitFiredOf(t, ctx, procs, "tests", match)
+}
+
+// waitFiredOf is waitFired of the schedule name.
+func waitFiredOf(t *testing.T, ctx context.Context, procs []*botProc, name string, match func(slot int64, outcome string) bool) int64 {
+	t.Helper()
+	line := waitAnyLine(t, ctx, procs, "a fired slot of "+name, func(l map[string]any) bool {
 		slot, _ := l["slot"].(float64)
 		outcome, _ := l["outcome"].(string)
-		return l["msg"] == "schedule fired" && l["schedule"] == "tests" && match(int64(slot), outcome)
+		return l["msg"] == "schedule fired" && l["schedule"] == name && match(int64(slot), outcome)
 	})
 	slot, _ := line["slot"].(float64)
 	return int64(slot)
