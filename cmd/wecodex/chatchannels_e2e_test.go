@@ -81,7 +81,9 @@ func longConnChat(srv *wecomtest.LongConnServer) chatChannel {
 func appChat(api *wecomtest.AppAPI, cb *wecomtest.AppCallbacks) chatChannel {
 	begin := appBegin(api, cb, "alice")
 	next := func(t *testing.T, ctx context.Context, text string) string { return begin(t, ctx, text)() }
-	stranger := func(t *testing.T, ctx context.Context, text string) string { return appBegin(api, cb, "mallory")(t, ctx, text)() }
+	stranger := func(t *testing.T, ctx context.Context, text string) string {
+		return appBegin(api, cb, "mallory")(t, ctx, text)()
+	}
 	return chatChannel{conv: "app:alice", say: next, turn: next, begin: begin, stranger: stranger}
 }
 
