@@ -210,15 +210,21 @@ func (s *stream) deliverRest(ctx context.Context, c *cards.Card) {
 	if d.More {
 		d.Markdown += "\n\n" + textMoreHint
 	}
-	unread := fr.BodyEnd
+	// What the message leaves unread is kept before it is sent: it tells
+	// the user to send /more, which must find it.
+	if fr.BodyEnd < len(body) {
+		s.keepRest(ctx, body, fr.BodyEnd)
+	}
 	if err := s.c.deliver.Deliver(ctx, d); err != nil {
 		s.log.Error("deliver continuation; not retried so nothing shows twice, kept for /more", "err", err)
-		unread = fr.BodyStart
+		s.keepRest(ctx, body, fr.BodyStart)
 	}
-	if unread < len(body) {
-		if err := s.c.store.SaveRest(ctx, s.t.Conversation.Key(), s.t.Text, body, unread); err != nil {
-			s.log.Error("keep the rest of the answer for /more", "err", err)
-		}
+}
+
+// keepRest keeps body from byte from on for /more.
+func (s *stream) keepRest(ctx context.Context, body string, from int) {
+	if err := s.c.store.SaveRest(ctx, s.t.Conversation.Key(), s.t.Text, body, from); err != nil {
+		s.log.Error("keep the rest of the answer for /more", "err", err)
 	}
 }
 
