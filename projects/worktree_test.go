@@ -155,3 +155,37 @@ func TestIdleWorktreesAreRemovedAndTheirBranchStays(t *testing.T) {
 		t.Fatalf("worktree made again: new.txt %q, %v; base %s want %s", got, err, back.Base, idle.Base)
 	}
 }
+
+// A conversation starting on a git project fetches it first: pushed after
+// the clone was made, the ref's new commit is where the new conversation's
+// branch starts, while one already working keeps its base. With the remote
+// gone, a new conversation still starts, from the clone as it is.
+func TestANewConversationStartsFromTheFetchedRef(t *testing.T) {
+	bare, first := remote(t)
+	r := registry(t, "", Project{Name: "api", Git: bare, Ref: "main"})
+	if early, err := r.Workspace(ctxT(t), "api", "single:early"); err != nil || early.Base != first {
+		t.Fatalf("the early conversation starts at %s (%v); want %s", early.Base, err, first)
+	}
+	work := filepath.Join(t.TempDir(), "work")
+	gitT(t, "", "clone", "--quiet", bare, work)
+	gitT(t, work, "commit", "--quiet", "--allow-empty", "-m", "second")
+	gitT(t, work, "push", "--quiet", "origin", "main")
+	second := gitT(t, work, "rev-parse", "HEAD")
+
+	late, err := r.Workspace(ctxT(t), "api", "single:late")
+	if err != nil || late.Base != second {
+		t.Fatalf("the late conversation starts at %s (%v); want the pushed %s", late.Base, err, second)
+	}
+	again, err := r.Workspace(ctxT(t), "api", "single:early")
+	if err != nil || again.Base != first || gitT(t, again.Dir, "log", "--format=%s") != "first" {
+		t.Fatalf("the early conversation's base %s (%v); want it kept at %s", again.Base, err, first)
+	}
+
+	if err := os.RemoveAll(bare); err != nil {
+		t.Fatal(err)
+	}
+	offline, err := r.Workspace(ctxT(t), "api", "single:offline")
+	if err != nil || offline.Base != second {
+		t.Fatalf("with the remote gone a new conversation starts at %s (%v); want the clone's %s", offline.Base, err, second)
+	}
+}
