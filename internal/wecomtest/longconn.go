@@ -44,6 +44,9 @@ const (
 	CodeInvalidMsgType = 40008
 	CodeInvalidChatID  = 93006
 	CodeInvalidParam   = 40058
+	// CodeSystemError is WeCom's "system error" (-1), what a busy server
+	// answers, for example to an upload.
+	CodeSystemError = -1
 )
 
 // AckPolicy says how the server answers a client request of one cmd.
@@ -74,7 +77,8 @@ type LongConnServer struct {
 	log      []Record
 	changed  chan struct{} // closed and replaced whenever log changes
 	maxSubs  int
-	refuse   int // upgrades still to refuse
+	refuse   int            // upgrades still to refuse
+	failCmd  map[string]int // cmd → the errcode every request of it gets
 	closed   bool
 }
 
@@ -198,6 +202,17 @@ func (s *LongConnServer) Refuse(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refuse = n
+}
+
+// FailCmd makes every later request of cmd that WeCom's rules accept
+// answered with code instead, as a server in trouble would.
+func (s *LongConnServer) FailCmd(cmd string, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failCmd == nil {
+		s.failCmd = map[string]int{}
+	}
+	s.failCmd[cmd] = code
 }
 
 func (s *LongConnServer) serveWS(w http.ResponseWriter, r *http.Request) {

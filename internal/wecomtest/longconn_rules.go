@@ -42,6 +42,9 @@ func (s *LongConnServer) handle(c *fakeConn, data []byte) {
 	}
 	s.mu.Lock()
 	code, msg := s.judgeLocked(c, q)
+	if fail, ok := s.failCmd[q.Cmd]; ok && code == 0 {
+		code, msg = fail, "system error"
+	}
 	var ackBody any
 	if code == 0 && isUpload(q.Cmd) {
 		code, msg, ackBody = s.uploadLocked(q)

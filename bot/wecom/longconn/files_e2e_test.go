@@ -74,3 +74,36 @@ func TestEngineFilesBackOverLongConnection(t *testing.T) {
 		t.Fatalf("uploads after /file = %d, want the PDF twice, byte for byte", len(ups))
 	}
 }
+
+// TestEngineFileUploadFailedSaysSo: WeCom answers the upload with a system
+// error; the answer and its picture still arrive in the final frame, the
+// card says the PDF's upload failed, and no file message is sent.
+func TestEngineFileUploadFailedSaysSo(t *testing.T) {
+	h := codextest.Start(t, codextest.FilesScript())
+	srv, _ := startEngine(t, h)
+	srv.FailCmd(CmdUploadInit, wecomtest.CodeSystemError)
+	reqID, err := srv.PushMessage(wecomtest.LongConnMessage{MsgID: "files-fail", UserID: "zhangsan", Text: "make the chart and the report"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := srv.Wait(waitCtx(t), wecomtest.IsFinalStream(reqID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imgs := final.StreamImages(); final.Errcode != 0 || len(imgs) != 1 || !bytes.Equal(imgs[0], codextest.FilesChart) {
+		t.Fatalf("final frame (errcode %d) has %d pictures, want exactly out/chart.png", final.Errcode, len(imgs))
+	}
+	wantCard := "📎 **Files**\n- `out/chart.png` — shown with the answer\n- `report.pdf` — not sent: the upload to WeCom failed\n" + codextest.FilesRefusals
+	if c := final.Stream().Content; !strings.Contains(c, codextest.FilesAnswer+"\n\n"+wantCard) {
+		t.Fatalf("final frame %q\nwant the answer, then\n%s", c, wantCard)
+	}
+	inits := srv.Requests(CmdUploadInit)
+	if len(inits) != 1 || inits[0].Errcode != wecomtest.CodeSystemError {
+		t.Fatalf("upload inits = %+v, want one, refused", inits)
+	}
+	for _, r := range srv.Requests(CmdSend) {
+		if r.MsgType() == "file" {
+			t.Fatalf("a file message was sent: %+v", r)
+		}
+	}
+}
