@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +26,8 @@ import (
 // whose prompt holds the body they sent, and its card reaches the group by
 // aibot_send_msg. The same step run with a clock six minutes slow and the
 // job with a wrong secret get 401 and start nothing; a 1 MiB body is cut
-// to the README's max_body with the note.
+// to the README's max_body with the note, and its replay gets 401. Each
+// signed request is a trigger audit record with its timestamp.
 func TestE2EReadmeTriggerRecipes(t *testing.T) {
 	e, srv := newLongConnE2E(t, sm.ScriptFunc(func(*sm.Request) (sm.Response, error) {
 		return sm.Reply(sm.Message(sm.PhaseFinalAnswer, "TestX broke: the fixture is missing.")), nil
@@ -43,7 +45,8 @@ func TestE2EReadmeTriggerRecipes(t *testing.T) {
 	}
 	secret := strings.TrimSpace(string(out))
 	trigger := readmeBlock(t, readme, "### Worked example: explain a CI failure in the group", "yaml")
-	e.extra = "\n" + strings.Replace(trigger, "/etc/wecodex/hook-ci-failed", secretFile, 1)
+	trail := filepath.Join(dir, "audit.jsonl")
+	e.extra = "\n" + strings.Replace(trigger, "/etc/wecodex/hook-ci-failed", secretFile, 1) + "audit:\n  file: " + trail + "\n"
 	var cfg struct {
 		Triggers map[string]struct {
 			Conversation, Prompt string
@@ -108,17 +111,20 @@ func TestE2EReadmeTriggerRecipes(t *testing.T) {
 	// A 1 MiB body: the prompt gets max_body bytes of it, and the note.
 	big := bytes.Repeat([]byte("0123456789abcde\n"), 1<<16)
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/hooks/ci-failed", bytes.NewReader(big))
-	req.Header.Set(schedule.HeaderTimestamp, ts)
-	req.Header.Set(schedule.HeaderSignature, schedule.Sign([]byte(secret), ts, big))
-	from := len(srv.Records())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	post := func() int {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/hooks/ci-failed", bytes.NewReader(big))
+		req.Header.Set(schedule.HeaderTimestamp, ts)
+		req.Header.Set(schedule.HeaderSignature, schedule.Sign([]byte(secret), ts, big))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("1 MiB POST: %d, want 202", resp.StatusCode)
+	from := len(srv.Records())
+	if code := post(); code != http.StatusAccepted {
+		t.Fatalf("1 MiB POST: %d, want 202", code)
 	}
 	waitRecord(t, ctx, srv, from, "the 1 MiB request's card", func(r wecomtest.Record) bool {
 		return r.Kind == wecomtest.KindRequest && r.Cmd == "aibot_send_msg" && strings.Contains(r.Markdown(), "TestX broke")
@@ -129,14 +135,34 @@ func TestE2EReadmeTriggerRecipes(t *testing.T) {
 	if len(reqs) != 3 || reqs[2] != want {
 		t.Fatalf("model prompts: %d, want 3, the last %d bytes with the note (got %d bytes ending %q)", len(reqs), len(want), len(reqs[len(reqs)-1]), tail(reqs))
 	}
+	if code := post(); code != http.StatusUnauthorized {
+		t.Fatalf("the 1 MiB POST replayed: %d, want 401", code)
+	}
 	code, metricsText := get(t, a.base+"/metrics")
 	for _, line := range []string{
 		`wecodex_trigger_requests_total{name="ci-failed",result="started"} 3`,
 		`wecodex_trigger_requests_total{name="ci-failed",result="unsigned"} 2`,
+		`wecodex_trigger_requests_total{name="ci-failed",result="replayed"} 1`,
 	} {
 		if code != 200 || !strings.Contains(metricsText, line+"\n") {
 			t.Errorf("/metrics (%d) lacks %s", code, line)
 		}
+	}
+	// Each signed request is an audit record, kind trigger, with its
+	// timestamp; the unsigned ones (anyone's) are not.
+	var got []string
+	for _, r := range auditRecords(t, trail, "trigger") {
+		if r.Name != "ci-failed" || r.User != "wecodex-trigger-ci-failed" || r.Conversation != "group:wrkTeamChat" ||
+			r.Timestamp == nil || time.Since(*r.Timestamp).Abs() > time.Minute || !strings.HasPrefix(r.MsgID, "trigger:ci-failed:") {
+			t.Errorf("trigger audit record %+v", r)
+		}
+		got = append(got, r.Outcome)
+		if r.Outcome == "replayed" && strconv.FormatInt(r.Timestamp.Unix(), 10) != ts {
+			t.Errorf("the replay's record has timestamp %s, want the request's %s", r.Timestamp, ts)
+		}
+	}
+	if want := []string{"started", "started", "started", "replayed"}; !slices.Equal(got, want) {
+		t.Errorf("trigger audit outcomes %q, want %q", got, want)
 	}
 }
 

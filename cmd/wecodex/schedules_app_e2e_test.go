@@ -72,6 +72,10 @@ func TestE2EAppScheduleRunsEachSlotOnce(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &ready); err != nil || len(ready.Schedules) != 1 || ready.Schedules[0].ID != "tests" {
 		t.Fatalf("/readyz schedules: %s (%v)", body, err)
 	}
+	// Its next slot: an @every 2s slot, after the newest one fired.
+	if next := ready.Schedules[0].Next; next.Unix()%2 != 0 || next.Nanosecond() != 0 || next.Unix() <= window[len(window)-1] {
+		t.Fatalf("/readyz next slot %s, want an even second after %d", next, window[len(window)-1])
+	}
 
 	// Kill -9 the replica whose slot turn is running: the other carries on.
 	hold.Store(true)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/configs"
@@ -88,5 +90,36 @@ func TestScheduleValuesMatchTheirOwners(t *testing.T) {
 	}
 	if configs.DefaultTriggerMaxBody != schedule.DefaultMaxBody {
 		t.Errorf("triggers.<name>.max_body: configs %d, schedule %d", configs.DefaultTriggerMaxBody, schedule.DefaultMaxBody)
+	}
+}
+
+// The README's weekday example, as it stands (its secret file made here),
+// passes check-config, and its slots are weekdays at 09:00 in Shanghai.
+func TestReadmeWeekdaySchedule(t *testing.T) {
+	example := readmeBlock(t, readmeText(t), "### Worked example: the test suite every weekday at 9:00", "yaml")
+	secret := filepath.Join(t.TempDir(), "aibot-secret")
+	if err := os.WriteFile(secret, []byte("s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := writeConfig(t, strings.Replace(example, "/etc/wecodex/aibot-secret", secret, 1))
+	var out, errOut bytes.Buffer
+	if code := cmdCheckConfig([]string{"--config", path}, &out, &errOut); code != exitOK || out.String() != "config OK\n" {
+		t.Fatalf("check-config of the README's example: exit %d, stdout %q, stderr:\n%s", code, out.String(), errOut.String())
+	}
+	cfg, _, err := configs.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := configuredJobs(cfg)
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	// Friday 4 December 2026, 10:00 in Shanghai: next is Monday 09:00.
+	from := time.Date(2026, 12, 4, 10, 0, 0, 0, shanghai)
+	want := time.Date(2026, 12, 7, 9, 0, 0, 0, shanghai)
+	if len(jobs) != 1 || jobs[0].ID != "weekday-tests" || jobs[0].Missed != schedule.MissedOnce || jobs[0].Turn.Mode != "read-only" ||
+		jobs[0].Turn.Conversation != "group:wrkTeamChat" || !jobs[0].Spec.Next(from).Equal(want) {
+		t.Fatalf("the README's schedule: %+v, want weekday-tests next at %s", jobs, want)
 	}
 }
