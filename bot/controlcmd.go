@@ -204,7 +204,7 @@ func queuedOf(m Message, text string, atts []queuedAttachment) queued {
 		MsgID: m.ID, StreamID: m.Reply.Stream, Conversation: m.Conversation.Key(), Kind: m.Conversation.Kind, Group: &group,
 		Member: m.Conversation.Member, User: m.User, UserName: m.UserName, Text: text, Quote: m.Quote, Attachments: atts,
 		ReplyURL: m.Reply.URL, Channel: m.Channel, ReplyRef: m.Reply.Ref, Action: m.action, Project: m.project, Mode: m.mode,
-		Rerun:    m.rerunIfLost,
+		Rerun: m.rerunIfLost, Pushed: m.pushed,
 		Received: time.Now().UnixMilli(),
 	}
 }

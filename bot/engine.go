@@ -33,6 +33,10 @@ type Config struct {
 	// Busy is agent.busy: what a plain message sent while its
 	// conversation's turn runs does, BusyQueue (also for "") or BusySteer.
 	Busy string
+	// RerunOrphaned is agent.rerun_orphaned: RerunOnce (also for "") runs
+	// a message whose replica died mid-turn once more on the replica that
+	// takes over, RerunNever fails its card asking for it again.
+	RerunOrphaned string
 	// TurnTimeout is agent.turn_timeout: a turn running longer is cancelled
 	// and its card says it failed.
 	TurnTimeout time.Duration

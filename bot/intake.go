@@ -85,6 +85,12 @@ type queued struct {
 	// Mode is a schedule's or trigger's permission mode; "" runs the turn
 	// in the conversation's (/mode).
 	Mode acpbridge.Mode `json:"mode,omitempty"`
+	// Pushed marks a schedule's or trigger's turn: when its replica dies,
+	// Rerun decides whether it runs again, not agent.rerun_orphaned.
+	Pushed bool `json:"pushed,omitempty"`
+	// LostOnce marks a message's second run, after the replica running it
+	// died (agent.rerun_orphaned: once): a second death is final.
+	LostOnce bool `json:"lost_once,omitempty"`
 }
 
 // conversation is the conversation q was queued in.

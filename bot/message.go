@@ -50,6 +50,8 @@ type Message struct {
 	// rerunIfLost is Pushed.RerunIfLost; rerun marks the second run of a
 	// lost turn, which its sender's backlog does not count.
 	rerunIfLost, rerun bool
+	// pushed marks a schedule's or trigger's turn (Engine.Push).
+	pushed bool
 	// mode is a pushed turn's permission mode (Pushed.Mode); a chat
 	// message has none and runs in its conversation's.
 	mode acpbridge.Mode

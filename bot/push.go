@@ -64,7 +64,7 @@ func (in *intake) push(ctx context.Context, p Pushed, rerun bool) (Receipt, erro
 		return Receipt{}, fmt.Errorf("push turn %s: no project named %q is configured", p.ID, p.Project)
 	}
 	m := Message{ID: p.ID, Conversation: p.Conversation, User: p.User, Text: text, Channel: ch.Name(), project: p.Project,
-		rerunIfLost: p.RerunIfLost, rerun: rerun, mode: pushedMode(p.Mode)}
+		rerunIfLost: p.RerunIfLost, rerun: rerun, mode: pushedMode(p.Mode), pushed: true}
 	m.Reply.Stream = streamOf(m)
 	log := in.log.With("msgid", m.ID, "conv", m.Conversation.Key(), "user", m.User, "stream", m.Reply.Stream, "channel", m.Channel)
 	return in.enqueue(ctx, log, ch, m, text, false) // a schedule or trigger, not a user, started it: no limit counts it

@@ -253,9 +253,12 @@ func (s *scheduler) tryStart(ctx context.Context, conv string) {
 		return
 	}
 	if orphan != nil {
-		s.runner.failOrphan(ctx, conv, owner, orphan)
-		s.leftBacklogItem(ctx, orphan) // it may have died waiting for a turn slot
-		s.rerunOrphan(ctx, orphan)     // push.go
+		var run bool
+		if token, item, run = s.runLostFirst(ctx, conv, owner, token, item, orphan); !run {
+			s.runner.failOrphan(ctx, conv, owner, orphan)
+			s.leftBacklogItem(ctx, orphan) // it may have died waiting for a turn slot
+			s.rerunOrphan(ctx, orphan)     // push.go
+		}
 	}
 	if token == 0 {
 		if queued == 0 {

@@ -193,6 +193,13 @@ type Leases interface {
 	// to take the conversation runs it again first. requeued is false when
 	// token no longer holds the lease or nothing was recorded running.
 	RequeueTurn(ctx context.Context, conv string, token int64) (requeued bool, err error)
+	// RunFirst makes item (an orphan to run once more) the conversation's
+	// next turn, ahead of the messages sent after it: under token, the
+	// lease TakeTurn gave (the item it popped waits first again), or on
+	// the free lease when token is 0. run is the token item now runs
+	// under; 0 when another replica holds the lease and item waits first
+	// in line for it.
+	RunFirst(ctx context.Context, conv, replica string, token int64, item []byte, ttl time.Duration) (run int64, err error)
 	// RetakeLease gives the holder of token back a lease that vanished
 	// (Redis restarted empty or failed over, or the lease lapsed unclaimed),
 	// with running recorded as its turn (nil keeps what is recorded). held

@@ -24,7 +24,8 @@ const (
 	// stopped (crashed, killed, lost) before finishing it.
 	textServerLost = "the server running this turn stopped before it finished. Send the message again."
 	// textServerLostRerun is that failure for a turn that runs once more
-	// (a schedule's missed: once).
+	// (a schedule's missed: once; a message, agent.rerun_orphaned: once),
+	// and the notice on the card of that second run.
 	textServerLostRerun = "the server running this turn stopped before it finished. It runs once more."
 	// textLegacyQueued is the failure on the card of a message that waited
 	// across the upgrade that namespaced conversation keys.

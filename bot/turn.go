@@ -107,6 +107,9 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	started := time.Now()
 	q.Mode = r.turnMode(ctx, log, q) // modecmd.go
 	card := r.newCard(ch, q)
+	if q.LostOnce {
+		card.Notice(string(acpbridge.NoticeWarning), textServerLostRerun)
+	}
 	pres := ch.Present(q.turn())
 	pub, cs := r.publish(ctx, card, pres, q)
 	ta := newTurnAudit(r.cfg.Auditor, q, turnID)
@@ -314,6 +317,21 @@ func (r *turnRunner) showFailed(ctx context.Context, q queued, detail string) (b
 	return ch.Show(ctx, rep)
 }
 
+// showLost puts on the card of a lost message that runs once more that it
+// does, as the first frame of its second run will; shown is false when the
+// card had finished.
+func (r *turnRunner) showLost(ctx context.Context, q queued) (bool, error) {
+	ch, ok := r.channels.of(q.Channel)
+	if !ok {
+		return false, errNoChannel(q)
+	}
+	card := r.newCard(ch, q)
+	card.Notice(string(acpbridge.NoticeWarning), textServerLostRerun)
+	rep := q.reply(ReplyRunning, "")
+	rep.Card = card
+	return ch.Show(ctx, rep)
+}
+
 // refuseLegacy finishes the card of a message queued under a conversation
 // key from before keys were namespaced (it waited across an upgrade).
 // Running it would use that key's session and workspace, which may be a
@@ -329,9 +347,10 @@ func (r *turnRunner) refuseLegacy(ctx context.Context, q queued) {
 }
 
 // failOrphan finishes the card of a turn whose replica stopped mid-turn: its
-// lease lapsed with the turn still recorded running. The message is lost with
-// that replica, so the card says so and asks for it again, unless the card
-// is already finished (the holder was slow, not dead, and got there first).
+// lease lapsed with the turn still recorded running, and it does not run
+// again (runLostFirst). The message is lost with that replica, so the card
+// says so and asks for it again, unless the card is already finished (the
+// holder was slow, not dead, and got there first).
 func (r *turnRunner) failOrphan(ctx context.Context, conv, owner string, item []byte) {
 	var q queued
 	if err := json.Unmarshal(item, &q); err != nil {

@@ -176,7 +176,19 @@ type AgentConfig struct {
 	// does: BusyQueue waits for its own turn, BusySteer is added to the
 	// running one (as /steer is).
 	Busy string `mapstructure:"busy"`
+	// RerunOrphaned is what happens to a message whose replica died before
+	// its turn finished: RerunOnce runs it once more on the replica that
+	// takes over (before the messages sent after it), RerunNever fails its
+	// card asking for it again. A second death always fails the card.
+	RerunOrphaned string `mapstructure:"rerun_orphaned"`
 }
+
+// What happens to a message whose replica died mid-turn
+// (agent.rerun_orphaned).
+const (
+	RerunOnce  = "once"
+	RerunNever = "never"
+)
 
 // What a message sent during a running turn does (agent.busy).
 const (
@@ -314,6 +326,7 @@ func Default() *Config {
 			TurnTimeout:        DefaultTurnTimeout,
 			Approval:           ApprovalAsk,
 			Busy:               BusyQueue,
+			RerunOrphaned:      RerunOnce,
 			ApprovalTimeout:    DefaultApprovalTimeout,
 			MaxConcurrentTurns: DefaultMaxConcurrentTurns,
 		},

@@ -316,12 +316,14 @@ func TestValidate(t *testing.T) {
 		{"enums", func(c *Config) {
 			c.WeCom.AIBot.Mode, c.Agent.Kind, c.Agent.Approval, c.Cards.ProgressStyle, c.Log.Level = "poll", "gpt", "maybe", "bold", "loud"
 			c.Agent.Busy = "interrupt"
+			c.Agent.RerunOrphaned = "twice"
 		}, []Problem{
 			{"log.level", `must be one of debug, info, warn, error, not "loud"`},
 			{"wecom.aibot.mode", `must be one of webhook, longconn, not "poll"`},
 			{"agent.kind", `must be one of codex, acp, not "gpt"`},
 			{"agent.approval", `must be one of ask, allow, deny, not "maybe"`},
 			{"agent.busy", `must be one of queue, steer, not "interrupt"`},
+			{"agent.rerun_orphaned", `must be one of once, never, not "twice"`},
 			{"cards.progress_style", `must be one of think, quote, not "bold"`},
 		}},
 		{"durations", func(c *Config) {

@@ -236,6 +236,7 @@ func (c *Config) Validate() error {
 	positive("agent.codex.idle_unload", g.Codex.IdleUnload)
 	oneOf("agent.approval", g.Approval, ApprovalAsk, ApprovalAllow, ApprovalDeny)
 	oneOf("agent.busy", g.Busy, BusyQueue, BusySteer)
+	oneOf("agent.rerun_orphaned", g.RerunOrphaned, RerunOnce, RerunNever)
 	positive("agent.approval_timeout", g.ApprovalTimeout)
 	if g.MaxConcurrentTurns <= 0 {
 		add("agent.max_concurrent_turns", "must be a positive number of turns like %d, not %d", DefaultMaxConcurrentTurns, g.MaxConcurrentTurns)

@@ -43,6 +43,7 @@ func TestConfigValuesMatchTheirOwners(t *testing.T) {
 		{"access.max_queued_per_user", configs.DefaultMaxQueuedPerUser, bot.DefaultMaxQueuedPerUser},
 		{"/effort levels", strings.Join(configs.ChatEfforts, ","), strings.Join(bot.Efforts, ",")},
 		{"agent.busy values", configs.BusyQueue + "," + configs.BusySteer, bot.BusyQueue + "," + bot.BusySteer},
+		{"agent.rerun_orphaned values", configs.RerunOnce + "," + configs.RerunNever, bot.RerunOnce + "," + bot.RerunNever},
 	} {
 		if c.got != c.owners {
 			t.Errorf("%s: configs has %v, its owner %v", c.what, c.got, c.owners)

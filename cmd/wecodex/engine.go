@@ -140,6 +140,7 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 		Files:              bot.FileLimits{MaxCount: cfg.Cards.Files.MaxCount, MaxBytes: cfg.Cards.Files.MaxBytes, MaxTotalBytes: cfg.Cards.Files.MaxTotalBytes},
 		ProgressStyle:      cfg.Cards.ProgressStyle,
 		Busy:               cfg.Agent.Busy,
+		RerunOrphaned:      cfg.Agent.RerunOrphaned,
 		UsageFooter:        cfg.Cards.UsageFooter,
 		MaxConcurrentTurns: cfg.Agent.MaxConcurrentTurns,
 		MaxQueuedPerUser:   cfg.Access.MaxQueuedPerUser,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,9 +27,9 @@ const (
 	lcSecret = "e2e-longconn-secret"
 )
 
-// textServerLost is the whole final frame of a turn whose replica died: the
-// card cannot finish the answer, so it says so.
-const textServerLost = "❌ Failed: the server running this turn stopped before it finished. Send the message again."
+// textServerLostRerun is the notice on the card of a message that runs once
+// more after its replica died (agent.rerun_orphaned: once).
+const textServerLostRerun = "⚠️ the server running this turn stopped before it finished. It runs once more."
 
 // newLongConnE2E is newE2E on a private Redis, with every serve process in
 // long-connection mode against a fake WeCom server of its own.
@@ -190,8 +191,9 @@ func killMidAnswer(t *testing.T, ctx context.Context, srv *wecomtest.LongConnSer
 // mid-answer. B subscribes once A's holder lease lapses (the fake server
 // sees a new subscribe, never two at once), re-pushes the running stream's
 // newest frame, and, once A's conversation lease and heartbeat lapse too,
-// finishes the card with the failure (the answer died with A), sending
-// nothing after it. The user's next message is answered by B.
+// runs the message once more on the same stream, its card noting the loss,
+// sending nothing after its final frame. The user's next message is
+// answered by B.
 func TestE2ELongConnHolderKilledMidTurn(t *testing.T) {
 	gate := sm.NewGate()
 	t.Cleanup(gate.Release)
@@ -199,7 +201,8 @@ func TestE2ELongConnHolderKilledMidTurn(t *testing.T) {
 		"a long task": {sm.Reply(
 			sm.Message(sm.PhaseCommentary, "Working on it."),
 			sm.MessageDeltas(sm.PhaseFinalAnswer, "Half of", " the answer."),
-		).WithHold(4, gate)}, // the commentary's 3 words and the answer's first delta
+		).WithHold(4, gate), // the commentary's 3 words and the answer's first delta
+			sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Answered again by B."))},
 		"after the kill": {sm.Reply(sm.Message(sm.PhaseFinalAnswer, "Answered by B."))},
 	}))
 	e.h.AllowServerErrors() // the held model stream breaks when A's Codex dies
@@ -212,10 +215,14 @@ func TestE2ELongConnHolderKilledMidTurn(t *testing.T) {
 	repushed := killMidAnswer(t, ctx, srv, gate, a, aConn, reqID, "Half of")
 	bConn := subscribedBy(t, ctx, srv, b)
 	final := waitRecord(t, ctx, srv, repushed.Seq, "the card's final frame", wecomtest.IsFinalStream(reqID))
-	if got := final.Stream().Content; got != textServerLost || final.Conn != bConn || bConn != repushed.Conn {
-		t.Fatalf("final frame %q on conn %d, want %q on B's conn %d", got, final.Conn, textServerLost, repushed.Conn)
+	if got := final.Stream().Content; !strings.HasPrefix(got, "<think>\n"+textServerLostRerun+"\n") ||
+		!strings.HasSuffix(got, "</think>\n\nAnswered again by B.") || final.Conn != bConn || bConn != repushed.Conn {
+		t.Fatalf("final frame %q on conn %d, want the re-run's answer with %q on B's conn %d; B logged:\n%s", got, final.Conn, textServerLostRerun, repushed.Conn, b.logs)
 	}
-	b.logs.waitFor(t, ctx, "the replica running a turn stopped before finishing it; its card now says so", nil)
+	b.logs.waitFor(t, ctx, "the replica running a message stopped before finishing it; it runs once more", nil)
+	if ranOn(b, final) != 1 {
+		t.Errorf("B did not run the lost message once more; logs:\n%s", b.logs)
+	}
 
 	next := push(t, srv, "alice", "after the kill")
 	nextFinal := waitRecord(t, ctx, srv, final.Seq, "the next message's answer", wecomtest.IsFinalStream(next))
@@ -227,7 +234,9 @@ func TestE2ELongConnHolderKilledMidTurn(t *testing.T) {
 	}
 	assertStreamEnded(t, srv, reqID, final)
 	assertStreamEnded(t, srv, next, nextFinal)
-	assertEachPromptOnce(t, e, "a long task", "after the kill")
+	if got := userTexts(e.h.Server.ModelRequests()); !slices.Equal(got, []string{"a long task", "a long task", "after the kill"}) {
+		t.Errorf("model requests %q, want the lost message twice, then the next once", got)
+	}
 }
 
 // A holds the connection; the turn runs on B (B owns the conversation, as

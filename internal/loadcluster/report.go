@@ -19,17 +19,27 @@ type report struct {
 	once, lost, duplicated, outOfOrder int
 	// stopped are lost with a killed replica, visibly: the card says the
 	// server stopped before it finished and asks for the message again
-	// (a turn whose replica died is not run twice; see bot failOrphan).
+	// (a message whose replica died twice; see bot runLostFirst).
 	stopped int
+	// rerun are answered once after running once more on the replica
+	// that took over from a killed one (agent.rerun_orphaned: once).
+	rerun int
 }
 
 // textServerLost is the end of bot's textServerLost, on the card of a turn
 // whose replica died.
 const textServerLost = "stopped before it finished. Send the message again."
 
+// textRerun is the end of bot's textServerLostRerun, on the card of a
+// message that runs once more.
+const textRerun = "stopped before it finished. It runs once more."
+
 func (r *report) tally(msgs int) {
-	r.once, r.lost, r.duplicated, r.outOfOrder, r.stopped = 0, 0, 0, 0, 0
+	r.once, r.lost, r.duplicated, r.outOfOrder, r.stopped, r.rerun = 0, 0, 0, 0, 0, 0
 	for _, o := range r.outcomes {
+		if strings.Contains(o.final, textRerun) {
+			r.rerun++
+		}
 		switch n := o.onCard + o.posted; {
 		case o.followErr == nil && n == 0 && strings.Contains(o.final, textServerLost):
 			r.stopped++
@@ -79,6 +89,7 @@ func (r *report) print(o options) {
 	n := len(r.outcomes)
 	fmt.Printf("\nmessages %d (%d delivered twice): answered exactly once %d, lost %d (%d silently, %d with the killed replica's turns, their cards asking for the message again), duplicated %d (goal 0 lost, 0 duplicated)\n",
 		n, redelivered, r.once, r.lost+r.stopped, r.lost, r.stopped, r.duplicated)
+	fmt.Printf("run once more after their replica was killed %d (each counted above by how it ended)\n", r.rerun)
 	fmt.Printf("conversations out of order %d of %d (goal 0)\n", r.outOfOrder, o.conversations)
 	fmt.Printf("first progress p50 %.2f s p99 %.2f s; finish p50 %.2f s p99 %.2f s (from each message's callback; later messages wait for earlier ones)\n",
 		pct(first, 50), pct(first, 99), pct(done, 50), pct(done, 99))

@@ -27,8 +27,10 @@ type Intake interface {
 // Snapshot ordering across Show and the turn's presenter, which may run on
 // different replicas: a waiting reply (a queue position) never replaces a
 // turn's frame, and a finished reply (a lost turn's failure) replaces
-// everything. Within a band, time orders Show's replies and a counter the
-// turn's frames.
+// everything. Within the turn band a running reply (a lost message's note
+// that it runs once more) is ordered by time, and a turn's frames by its
+// start time plus a counter: the frames of a message's second run outrank
+// the first run's, which ended at least a lease earlier.
 const (
 	seqTurn     int64 = 1 << 52
 	seqFinished int64 = 1 << 53
@@ -72,8 +74,11 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 		text = r.Card.Stream(0, 0).Content
 	}
 	seq := time.Now().UnixMicro()
-	if r.State == bot.ReplyFinished {
+	switch r.State {
+	case bot.ReplyFinished:
 		seq += seqFinished
+	case bot.ReplyRunning:
+		seq += seqTurn
 	}
 	s := Snapshot{ReqID: r.To.Ref, StreamID: r.To.Stream, ChatID: r.Conversation.ID, Seq: seq,
 		Content: text, Finish: r.State == bot.ReplyFinished, Body: text, BodyEnd: len(text)}
@@ -85,7 +90,8 @@ func (c *Channel) Show(ctx context.Context, r bot.Reply) (bool, error) {
 // a group.
 func (c *Channel) Present(t bot.Turn) bot.Presentation {
 	return bot.Present(&presenter{c: c, log: c.log.With("conv", t.Conversation, "msgid", t.MsgID, "stream", t.To.Stream),
-		r: StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: t.Conversation.ID}})
+		base: seqTurn + time.Now().UnixMicro(),
+		r:    StreamRenderer{ReqID: t.To.Ref, StreamID: t.To.Stream, ChatID: t.Conversation.ID}})
 }
 
 // Callbacks returns the function for Options.OnCallback that hands message
@@ -147,6 +153,8 @@ type presenter struct {
 	c   *Channel
 	log *slog.Logger
 	r   StreamRenderer
+	// base is the turn band plus when the turn started (see seqTurn).
+	base int64
 
 	mu    sync.Mutex
 	items []MsgItem // the pictures the final frame shows (SendFiles)
@@ -154,7 +162,7 @@ type presenter struct {
 
 func (p *presenter) Render(c *cards.Card) Snapshot {
 	s := p.r.Render(c)
-	s.Seq += seqTurn
+	s.Seq += p.base
 	return s
 }
 

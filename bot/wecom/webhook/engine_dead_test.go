@@ -146,9 +146,10 @@ func shortLease(cfg bot.Config) bot.Config {
 	return cfg
 }
 
-// A replica killed mid-turn: once its lease lapses, the other replica marks
-// the lost turn's card failed, saying to send the message again, logs it
-// without the message text, and runs the message that waited.
+// A replica killed mid-turn, with agent.rerun_orphaned: never: once its
+// lease lapses, the other replica marks the lost turn's card failed, saying
+// to send the message again, logs it without the message text, and runs the
+// message that waited.
 func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
 	sa := newFailingStore(testenv.OpenStores(t, prefix))
@@ -156,6 +157,7 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 	var logs logBuffer
 	cfgB := testConfig(t, "b")
 	cfgB.Logger = logs.logger()
+	cfgB.RerunOrphaned = bot.RerunNever
 	b := newReplica(t, testenv.OpenStores(t, prefix), cfgB)
 	a.run(t)
 
@@ -192,14 +194,17 @@ func TestKilledReplicaTurnIsMarkedFailed(t *testing.T) {
 }
 
 // A replica that stalls mid-turn (its renewals fail) loses its lease; the
-// other replica marks the turn failed, and when the stalled replica comes
-// back and writes its answer, the write loses: the card keeps the failure and
-// nothing of the late answer is delivered.
+// other replica marks the turn failed (agent.rerun_orphaned: never), and
+// when the stalled replica comes back and writes its answer, the write
+// loses: the card keeps the failure and nothing of the late answer is
+// delivered.
 func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 	prefix := testenv.Prefix(t, "bot")
 	sa := newFailingStore(testenv.OpenStores(t, prefix))
 	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
-	b := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "b"))
+	cfgB := testConfig(t, "b")
+	cfgB.RerunOrphaned = bot.RerunNever
+	b := newReplica(t, testenv.OpenStores(t, prefix), cfgB)
 	a.run(t)
 	first := receive(t, a.e, msg("m1", "alice", "gate:late"))
 	waitStarted(t, a.agent, "gate:late")
@@ -227,6 +232,36 @@ func TestStaleHolderCannotOverwriteTheFailedCard(t *testing.T) {
 	}
 	if len(sa.refused) != 0 {
 		t.Fatalf("the stalled replica tried %d more frames after the first refusal", len(sa.refused))
+	}
+}
+
+// A replica killed mid-turn (agent.rerun_orphaned: once, the default): the
+// replica that takes over runs the lost message once more on its stream,
+// the card noting the loss, and only then the message that waited behind it.
+func TestKilledReplicaTurnRunsOnceMore(t *testing.T) {
+	prefix := testenv.Prefix(t, "bot")
+	sa := newFailingStore(testenv.OpenStores(t, prefix))
+	a := newReplica(t, sa, shortLease(testConfig(t, "a")))
+	b := newReplica(t, testenv.OpenStores(t, prefix), testConfig(t, "b"))
+	a.run(t)
+	first := receive(t, a.e, msg("m1", "alice", "gate:g1 work"))
+	waitStarted(t, a.agent, "gate:g1 work")
+	b.run(t)
+	second := receive(t, b.e, msg("m2", "alice", "second"))
+
+	sa.kill()
+	waitStarted(t, b.agent, "gate:g1 work")
+	b.agent.release("g1")
+	lost := acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "the server running this turn stopped before it finished. It runs once more."}
+	moved := acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "This conversation moved to another server, which cannot resume the earlier session: this turn starts a fresh session (earlier context is not available)."}
+	if got, want := waitFinished(t, b.e, first.StreamID).Content, (card{before: []acpbridge.Notice{lost, moved}, text: "gate:g1 work", withAnswer: true, status: done()}).render(); got != want {
+		t.Fatalf("card of the killed replica's turn, run once more:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := waitFinished(t, b.e, second.StreamID).Content, (card{text: "second", withAnswer: true, status: done()}).render(); got != want {
+		t.Fatalf("the waiting message, run by b after it:\n%q\nwant\n%q", got, want)
+	}
+	if p := b.agent.Prompts(); !slices.Equal(p, []string{"gate:g1 work", "second"}) {
+		t.Fatalf("b's prompts %q, want the lost message first", p)
 	}
 }
 

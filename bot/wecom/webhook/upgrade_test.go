@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/bot/wecom"
 	"github.com/wecodex/wecodex/bot/wecom/webhook"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -29,8 +31,8 @@ func legacyFrame(state byte, conv, user, content string) string {
 // the queue (dedupe claim, queue, pending mark, a waiting frame). A replica
 // of this release answers refreshes of both streams from the old frames
 // (to alice only), answers a retry of the queued message with its stream,
-// finishes the dead turn's card once its lease lapses, and runs the queued
-// message once.
+// once the dead turn's lease lapses runs it once more on its stream, and
+// then the queued message once.
 func TestStateOfThePreviousRelease(t *testing.T) {
 	prefix := testenv.Prefix(t, "upgrade")
 	ctx := context.Background()
@@ -86,14 +88,15 @@ func TestStateOfThePreviousRelease(t *testing.T) {
 	if held, _, err := st.RenewLease(ctx, conv, 1, time.Millisecond); err != nil || !held {
 		t.Fatalf("let the old release's lease lapse: held %v, %v", held, err)
 	}
-	if f := waitFinished(t, r.e, "old-s1"); f.Content != serverLost {
-		t.Fatalf("the dead turn's card = %q, want %q", f.Content, serverLost)
+	lost := acpbridge.Notice{Level: acpbridge.NoticeWarning, Text: "the server running this turn stopped before it finished. It runs once more."}
+	if got, want := waitFinished(t, r.e, "old-s1").Content, (card{before: []acpbridge.Notice{lost}, text: "started before the upgrade", withAnswer: true, status: done()}).render(); got != want {
+		t.Fatalf("the dead turn's card:\n%q\nwant\n%q", got, want)
 	}
 	got := waitFinished(t, r.e, "old-s2").Content
 	if want := (card{text: "queued before the upgrade", withAnswer: true, status: done()}).render(); got != want {
 		t.Fatalf("the queued message's card:\n%q\nwant\n%q", got, want)
 	}
-	if p := r.agent.Prompts(); len(p) != 1 || p[0] != "queued before the upgrade" {
-		t.Fatalf("prompts %q, want the queued message once", p)
+	if p := r.agent.Prompts(); !slices.Equal(p, []string{"started before the upgrade", "queued before the upgrade"}) {
+		t.Fatalf("prompts %q, want the dead turn's message once more, then the queued one", p)
 	}
 }
