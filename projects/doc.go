@@ -40,9 +40,10 @@
 // worktree is not itself the writable root. The git commands this package
 // runs never run hooks or an fsmonitor.
 //
-// Cleanup removes the worktrees unused for Options.IdleCleanup; their
-// branches stay, and the next message makes the worktree again from the
-// branch.
+// Cleanup removes the worktrees unused for Options.IdleCleanup whose
+// conversation no turn holds (the caller says which, from the leases);
+// their branches stay, and the next message makes the worktree again from
+// the branch.
 //
 // The package knows nothing of the engine, the store or Codex: cmd/wecodex
 // builds a Registry from the configs and hands the engine what it declares
