@@ -15,6 +15,11 @@ const (
 	textFileShown  = "shown with the answer"
 	textFileNamed  = "kept in the workspace: WeCom's webhook bot can send pictures only (`/file %s` says how to get it)"
 	textFileFailed = "not shown: the pictures could not be prepared"
+	// A picture the final frame cannot carry; /file cannot send it either,
+	// so the line says why rather than pointing there.
+	textPictureLate  = "not shown: the reply's stream window had closed, and WeCom's webhook bot shows pictures only in it"
+	textPictureCount = "not shown: a reply shows at most %d pictures"
+	textPictureSize  = "not shown: it is over the %d MB a picture in a reply may have"
 )
 
 var _ bot.FileSender = (*stream)(nil)
@@ -28,12 +33,19 @@ func (s *stream) SendFiles(_ context.Context, files []bot.OutFile) []string {
 	var images [][]byte
 	var at []int
 	for i, f := range files {
-		if f.Image && !closed && len(images) < wecom.MaxMsgItems && len(f.Data) <= wecom.MaxMsgItemBytes {
+		switch {
+		case !f.Image:
+			notes[i] = fmt.Sprintf(textFileNamed, f.Name)
+		case closed:
+			notes[i] = textPictureLate
+		case len(f.Data) > wecom.MaxMsgItemBytes:
+			notes[i] = fmt.Sprintf(textPictureSize, wecom.MaxMsgItemBytes>>20)
+		case len(images) >= wecom.MaxMsgItems:
+			notes[i] = fmt.Sprintf(textPictureCount, wecom.MaxMsgItems)
+		default:
 			images = append(images, f.Data)
 			at = append(at, i)
-			continue
 		}
-		notes[i] = fmt.Sprintf(textFileNamed, f.Name)
 	}
 	items, err := wecom.ImageItems(images)
 	for _, i := range at {
