@@ -86,6 +86,7 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 	root := e.workspace
 	wtA, gitA := projectDirs(root, "api", "single:alice")
 	wtB, gitB := projectDirs(root, "api", "single:bob")
+	cloneObjects := filepath.Join(e.h.ShellHome, ".local", "state", "wecodex", "projects", "api", "clone.git", "objects")
 	commit := func(who string) string {
 		return "echo " + who + " > README.md && git add README.md && git -c user.name=" + who + " -c user.email=" + who + "@example.com commit --quiet -m " + who +
 			" && git log --format=%s && git branch --show-current && pwd"
@@ -105,6 +106,8 @@ func TestE2ETwoConversationsOnOneGitProject(t *testing.T) {
 			"/bin/bash: line 1: " + gitB + "/config: Read-only file system\n" +
 				"touch: cannot touch '" + gitB + "/hooks/post-checkout': Read-only file system\n" +
 				"/bin/bash: line 1: .git: Read-only file system\n"},
+		// The clone every conversation borrows objects from is read-only.
+		{"touch " + cloneObjects + "/x", 1, "touch: cannot touch '" + cloneObjects + "/x': Read-only file system\n"},
 	}
 	carolProbes := []probe{
 		{"pwd && cat MISC.md", 0, misc + "\nmisc\n"},
