@@ -38,9 +38,19 @@ func (s *Limits) TakeTurn(ctx context.Context, user string, now time.Time, max i
 	return n == 1, hour.Add(time.Hour), nil
 }
 
+// returnTurn takes one off a count that is there and above zero: a turn
+// given back just after the hour it was counted in turned finds no count,
+// and a plain DECR would leave a count of -1 that never expires.
+// KEYS: the hour's count.
+var returnTurn = redis.NewScript(`
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then redis.call('DECR', KEYS[1]) end
+return n
+`)
+
 // ReturnTurn gives back one turn counted in the hour of now.
 func (s *Limits) ReturnTurn(ctx context.Context, user string, now time.Time) error {
-	if err := s.client.Decr(ctx, s.keys.LimitTurns(user, hourOf(now).Unix())).Err(); err != nil {
+	if err := returnTurn.Run(ctx, s.client, []string{s.keys.LimitTurns(user, hourOf(now).Unix())}).Err(); err != nil {
 		return fmt.Errorf("give back a turn of %s: %w", user, err)
 	}
 	return nil
