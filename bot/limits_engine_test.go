@@ -162,6 +162,9 @@ func TestTokenLimitCountsTheModelsUsage(t *testing.T) {
 	if want := limitedLines("2000 tokens per day", "tokens_per_user_per_day", day(before), day(after)); len(got) != 1 || !slices.Contains(want, got[0]) {
 		t.Errorf("the third message's reply showed %q, want one of %q", got, want)
 	}
+	if q, err := st.Queued(t.Context(), alice.Key()); err != nil || len(q) != 0 {
+		t.Errorf("queued after the refusal: %d (%v), want nothing", len(q), err)
+	}
 	if n, err := limits.TokensUsed(t.Context(), "alice", after); err != nil || n != 3000 {
 		t.Errorf("alice used %d tokens (%v), want 3000", n, err)
 	}
