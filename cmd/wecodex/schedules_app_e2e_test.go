@@ -80,7 +80,7 @@ func TestE2EAppScheduleRunsEachSlotOnce(t *testing.T) {
 	// Kill -9 the replica whose slot turn is running: the other carries on.
 	hold.Store(true)
 	reached(t, ctx, gate)
-	runner, survivor := runningTurn(t, procs)
+	runner, survivor := leaseHolder(t, ctx, e, replicas, procs)
 	kill9(t, runner)
 	killed := time.Now()
 	gate.Release()
@@ -169,26 +169,20 @@ func slotClaims(t *testing.T, ctx context.Context, e *e2e, from, to int64) map[i
 	return out
 }
 
-// runningTurn splits procs into the one with a turn started and not ended,
-// and the other.
-func runningTurn(t *testing.T, procs []*botProc) (runner, other *botProc) {
+// leaseHolder splits procs into the one holding app:alice's lease (in
+// Redis: the replica running its turn now) and the other.
+func leaseHolder(t *testing.T, ctx context.Context, e *e2e, replicas map[string]*botProc, procs []*botProc) (holder, other *botProc) {
 	t.Helper()
-	for i, p := range procs {
-		open := map[any]int{}
-		for _, l := range p.logs.withMsg("turn started", nil) {
-			open[l["msgid"]]++
-		}
-		for _, l := range p.logs.withMsg("turn ended", nil) {
-			open[l["msgid"]]--
-		}
-		for _, n := range open {
-			if n > 0 {
-				return p, procs[1-i]
-			}
-		}
+	rdb := redis.NewClient(e.redisURL)
+	defer rdb.Close()
+	id, err := rdb.HGet(ctx, store.NewKeys(e.prefix).Conv("app:alice").Lease(), "replica").Result()
+	if err != nil || replicas[id] == nil {
+		t.Fatalf("app:alice's lease holder: %q (%v), want one of %v", id, err, replicas)
 	}
-	t.Fatal("no replica is running a turn")
-	return nil, nil
+	if holder = replicas[id]; holder == procs[0] {
+		return holder, procs[1]
+	}
+	return holder, procs[0]
 }
 
 // auditRecords are the records of kind in the audit file at path.

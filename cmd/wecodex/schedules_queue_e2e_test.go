@@ -64,12 +64,19 @@ func TestE2EAppScheduleWaitsBehindTheRunningTurn(t *testing.T) {
 	}
 	// And delivered in that order by message/send (slots before alice's
 	// message may have answered before hers).
-	var answers []string
-	for _, d := range api.Delivered("alice", "markdown") {
-		answers = append(answers, d.Content)
+	answers := func() []string {
+		var out []string
+		for _, d := range api.Delivered("alice", "markdown") {
+			out = append(out, d.Content)
+		}
+		return out
 	}
-	hers := slices.Index(answers, "Parser refactored.")
-	if hers < 0 || !slices.Contains(answers[hers+1:], readOnlyHeader+"All tests pass.") {
-		t.Fatalf("answers delivered %q, want alice's, then a slot's", answers)
+	herThenSlot := func(wecomtest.AppRecord) bool {
+		a := answers()
+		hers := slices.Index(a, "Parser refactored.")
+		return hers >= 0 && slices.Contains(a[hers+1:], readOnlyHeader+"All tests pass.")
+	}
+	if _, err := api.Wait(ctx, herThenSlot); err != nil {
+		t.Fatalf("answers delivered %q, want alice's, then a slot's: %v", answers(), err)
 	}
 }
