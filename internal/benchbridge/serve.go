@@ -42,7 +42,10 @@ func measureServe(b *bridge, s serveSetup, answer string) (sample, error) {
 		return sample{}, err
 	}
 	cfg := serveproc.Config{RedisAddrs: s.redis, Prefix: "wecodex-benchbridge:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
-		Codex: s.codex, Workspace: filepath.Join(dir, "workspaces")}
+		Codex: s.codex, Workspace: filepath.Join(dir, "workspaces"),
+		// The bare tree's and the codex-acp row's: a sandbox that differs
+		// changes what the app-server does, not what wecodex adds.
+		Sandbox: "workspace-write"}
 	var env []string
 	for k, v := range b.env {
 		env = append(env, k+"="+v)

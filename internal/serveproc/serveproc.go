@@ -45,6 +45,9 @@ type Config struct {
 	UpdateInterval string
 	// DrainTimeout is server.drain_timeout ("" is the default).
 	DrainTimeout string
+	// Sandbox is agent.codex.sandbox ("" is danger-full-access: the load
+	// runs measure wecodex, not Codex's sandbox set-up).
+	Sandbox string
 }
 
 // YAML is the replica's config file.
@@ -59,8 +62,12 @@ func (c Config) YAML() string {
 	if c.WSURL != "" {
 		fmt.Fprintf(&b, "    mode: longconn\n    bot_id: %s\n    secret: %s\n    ws_url: %q\n    welcome: \"\"\n", BotID, Secret, c.WSURL)
 	}
-	fmt.Fprintf(&b, "agent:\n  kind: codex\n  codex:\n    bin: %q\n    sandbox: danger-full-access\n  workspace_root: %q\n  turn_timeout: 5m\n  approval: deny\n",
-		c.Codex, c.Workspace)
+	sandbox := c.Sandbox
+	if sandbox == "" {
+		sandbox = "danger-full-access"
+	}
+	fmt.Fprintf(&b, "agent:\n  kind: codex\n  codex:\n    bin: %q\n    sandbox: %s\n  workspace_root: %q\n  turn_timeout: 5m\n  approval: deny\n",
+		c.Codex, sandbox, c.Workspace)
 	fmt.Fprintf(&b, "access:\n  allow_users: [\"*\"]\n")
 	if c.UpdateInterval != "" {
 		fmt.Fprintf(&b, "cards:\n  update_interval: %s\n", c.UpdateInterval)
