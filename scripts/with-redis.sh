@@ -2,7 +2,8 @@
 # Runs a command with REDIS_URL pointing at a Redis that answers, and says which.
 # Order: REDIS_URL as given; the local Redis at 127.0.0.1:6379; a redis-server we
 # start on a free port (installed from Debian's packages when missing) and stop
-# when the command ends.
+# when the command ends. WITH_REDIS_PRIVATE=1 always starts one: a latency run
+# then measures wecodex, not the other work a shared Redis serves.
 set -euo pipefail
 
 ping_redis() { # host port -> 0 when it answers PONG
@@ -14,12 +15,14 @@ ping_redis() { # host port -> 0 when it answers PONG
   [[ "$reply" == "+PONG"* ]]
 }
 
-if [[ -n "${REDIS_URL:-}" ]]; then
+if [[ "${WITH_REDIS_PRIVATE:-}" == 1 ]]; then
+  echo "with-redis: WITH_REDIS_PRIVATE=1: starting a redis-server for this run alone" >&2
+elif [[ -n "${REDIS_URL:-}" ]]; then
   echo "with-redis: using REDIS_URL=$REDIS_URL (from the environment)" >&2
   exec "$@"
 fi
 
-if ping_redis 127.0.0.1 6379; then
+if [[ "${WITH_REDIS_PRIVATE:-}" != 1 ]] && ping_redis 127.0.0.1 6379; then
   export REDIS_URL=redis://127.0.0.1:6379
   echo "with-redis: using the local Redis at $REDIS_URL" >&2
   exec "$@"
