@@ -38,7 +38,8 @@ const (
 	// conversation (Detail: which).
 	RefusedProject = "project"
 	// RefusedNotApprover: /approve or /deny (or a card's button) by
-	// someone who may not decide that request (Approval: which).
+	// someone who may not decide that request (Approval: which), or
+	// /mode full by a non-approver (Detail: "mode full").
 	RefusedNotApprover = "not_approver"
 )
 

@@ -74,7 +74,7 @@ func TestAuditRecordsSettingsAndRefusals(t *testing.T) {
 		"message dm:alice c    ",
 		"setting dm:alice  mode read-only  ",
 		"message dm:alice d    ",
-		"refused dm:alice d   mode full: not an approver ",
+		"refused dm:alice d   not_approver mode full",
 		"message dm:alice e    ",
 		"refused dm:alice e   project ops",
 		"message dm:alice f    ",

@@ -42,7 +42,7 @@ func (in *intake) mode(ctx context.Context, m Message) (string, error) {
 		return fmt.Sprintf(textModeUnknown, args[0], codeList(modeNames())), nil
 	case name == acpbridge.ModeFull && !in.cfg.Access.IsApprover(m.User):
 		in.log.Info("refused: full mode by a non-approver", "conv", conv, "user", m.User)
-		in.auditRefused(ctx, m, "mode full: not an approver")
+		in.auditRefusedDetail(ctx, m, RefusedNotApprover, "mode full")
 		return textModeFullRefused, nil
 	case name == current:
 		return fmt.Sprintf(textModeAlready, name), nil
