@@ -42,7 +42,7 @@ func diffSummary(project string, c ProjectChanges, budget int) string {
 	for i, f := range c.Files {
 		line := "- " + fileLine(f) + "\n"
 		if b.Len()+len(line) > budget/2 {
-			fmt.Fprintf(&b, "- … and %s more\n", plural(len(c.Files)-i, "file"))
+			fmt.Fprintf(&b, "- … and %s\n", plural(len(c.Files)-i, "more file"))
 			break
 		}
 		b.WriteString(line)

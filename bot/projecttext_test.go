@@ -8,7 +8,7 @@ import (
 )
 
 // regexpMore is the line counting the files /diff leaves out.
-var regexpMore = regexp.MustCompile(`\n- … and \d+ files more\n`)
+var regexpMore = regexp.MustCompile(`\n- … and \d+ more files\n`)
 
 // /diff's answer keeps to the channel's limit: the patch's first 12 lines,
 // the rest counted; a line longer than 160 bytes cut; files past half the
