@@ -56,7 +56,7 @@ func runStop(ctx context.Context, in *intake, _ Channel, m Message, _ string) (s
 }
 
 func runStatus(ctx context.Context, in *intake, _ Channel, m Message, _ string) (string, error) {
-	return in.status(ctx, m.Conversation.Key())
+	return in.status(ctx, m)
 }
 
 func runModel(ctx context.Context, in *intake, _ Channel, m Message, word string) (string, error) {
@@ -95,7 +95,8 @@ func runHelp(_ context.Context, in *intake, _ Channel, _ Message, _ string) (str
 	return in.help(), nil
 }
 
-func (in *intake) status(ctx context.Context, conv string) (string, error) {
+func (in *intake) status(ctx context.Context, m Message) (string, error) {
+	conv := m.Conversation.Key()
 	replica, token, err := in.store.Lease(ctx, conv)
 	if err != nil {
 		return "", fmt.Errorf("/status of %s: %w", conv, err)
@@ -112,9 +113,14 @@ func (in *intake) status(ctx context.Context, conv string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("/status of %s: %w", conv, err)
 	}
+	project, err := currentProject(ctx, in.cfg.Projects, in.store, m.Conversation, m.User)
+	if err != nil {
+		return "", fmt.Errorf("/status of %s: %w", conv, err)
+	}
+	offered := modelAllowed(in.cfg, project, chosen[settingModel])
 	in.log.Info("status", "conv", conv, "replica", replica, "session", session, "waiting", len(waiting))
 	return textStatus(token != 0, len(waiting), session != "", in.sessionName(ctx, conv, session)) +
-		settingsStatus(chosen, in.unsetSetting()) + modeStatus(chosenMode(chosen)), nil
+		settingsStatus(chosen, in.unsetSetting(), offered) + modeStatus(chosenMode(chosen)), nil
 }
 
 // sessionName is what /name called conv's session id, "" for none (or

@@ -36,7 +36,11 @@ func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (stri
 	if cmd == "/effort" {
 		return in.effort(ctx, m, chosen[settingEffort], args)
 	}
-	offered, err := in.offeredModels(ctx)
+	project, err := currentProject(ctx, in.cfg.Projects, in.store, m.Conversation, m.User)
+	if err != nil {
+		return "", fmt.Errorf("/model in %s: %w", conv, err)
+	}
+	offered, err := in.offeredModels(ctx, project)
 	if err != nil {
 		return "", fmt.Errorf("/model in %s: %w", conv, err)
 	}
@@ -56,15 +60,15 @@ func (in *intake) modelCommand(ctx context.Context, m Message, cmd string) (stri
 	return fmt.Sprintf(textModelSet, name), nil
 }
 
-// offeredModels are the models /model may pick: agent.models when the
-// admin set it (a custom provider's models need not be in Codex's
-// catalogue), else what the agent lists.
-func (in *intake) offeredModels(ctx context.Context) ([]string, error) {
-	mc := in.cfg.Models
-	if len(mc.Allowed) > 0 || mc.List == nil {
-		return mc.Allowed, nil
+// offeredModels are the models /model may pick in project ("" for
+// none): the project's own list, else agent.models when the admin set it
+// (a custom provider's models need not be in Codex's catalogue), else
+// what the agent lists.
+func (in *intake) offeredModels(ctx context.Context, project string) ([]string, error) {
+	if fixed := allowedModels(in.cfg, project); len(fixed) > 0 || in.cfg.Models.List == nil {
+		return fixed, nil
 	}
-	return mc.List(ctx)
+	return in.cfg.Models.List(ctx)
 }
 
 func (in *intake) effort(ctx context.Context, m Message, current string, args []string) (string, error) {
@@ -93,8 +97,12 @@ func modelList(offered []string, current, unset string) string {
 	}
 	var b strings.Builder
 	writeMarkedList(&b, "**Models** (▶ this conversation's)", offered, current)
-	if current == "" {
+	switch {
+	case current == "":
 		b.WriteString("\nThis conversation uses " + unset + ".\n")
+	case !contains(offered, current):
+		// Chosen in another project, or before the admin's list changed.
+		b.WriteString("\nThis conversation's `" + current + "` is not offered here: it uses " + unset + ".\n")
 	}
 	b.WriteString("\n" + textModelHint)
 	return b.String()
@@ -135,18 +143,24 @@ const textCodexDefault = "Codex's default"
 // settingsStatus are /status's lines for the conversation's model and
 // effort: its own choice, else whose default applies. A project's default
 // is named only where projects are configured.
-func settingsStatus(chosen map[string]string, unset string) string {
+// A chosen model the conversation's project does not offer is shown so,
+// with what its turns use instead.
+func settingsStatus(chosen map[string]string, unset string, modelOffered bool) string {
 	over := "(this conversation's)"
 	if unset != textCodexDefault {
 		over = "(this conversation's, over the project's)"
 	}
-	line := func(what, v string) string {
+	line := func(what, v, over string) string {
 		if v == "" {
 			return "- " + what + ": " + unset + "\n"
 		}
 		return "- " + what + ": `" + v + "` " + over + "\n"
 	}
-	return "\n" + strings.TrimSuffix(line("model", chosen[settingModel])+line("effort", chosen[settingEffort]), "\n")
+	modelOver := over
+	if !modelOffered {
+		modelOver = "(this conversation's, not offered here: its turns use " + unset + ")"
+	}
+	return "\n" + strings.TrimSuffix(line("model", chosen[settingModel], modelOver)+line("effort", chosen[settingEffort], over), "\n")
 }
 
 const (

@@ -244,7 +244,7 @@ func (r *turnRunner) prompt(ctx context.Context, log *slog.Logger, w *worker, q 
 		if chosen, err := r.store.ChosenSettings(ctx, q.Conversation); err != nil {
 			log.Warn("read the conversation's model and effort; the turn runs with the project's", "err", err)
 		} else {
-			p.Model, p.Effort = chosen[settingModel], chosen[settingEffort]
+			p.Model, p.Effort = r.turnModel(ctx, log, q, chosen[settingModel]), chosen[settingEffort]
 		}
 		p.Mode = q.Mode
 		run = func(ctx context.Context) (acp.StopReason, error) { return r.agent.Prompt(ctx, sid, p, sink) }

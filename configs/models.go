@@ -9,11 +9,12 @@ import (
 // cmd/wecodex), a part of ReasoningEfforts.
 var ChatEfforts = []string{"low", "medium", "high"}
 
-// validateModels checks agent.models: model names, each once.
-func validateModels(models []string, add func(key, format string, args ...any)) {
+// validateModels checks agent.models or a project's models (named by
+// list): model names, each once.
+func validateModels(list string, models []string, add func(key, format string, args ...any)) {
 	seen := map[string]bool{}
 	for i, m := range models {
-		key := fmt.Sprintf("agent.models[%d]", i)
+		key := fmt.Sprintf("%s[%d]", list, i)
 		switch {
 		case strings.TrimSpace(m) == "":
 			add(key, "is empty: name a model Codex lists (model/list), e.g. gpt-5.5")

@@ -67,7 +67,10 @@ type ProjectConfig struct {
 	// the reasoning effort, agent.approval and access.approvers for the
 	// project's conversations; empty keeps those. A request asked in a
 	// project records its approvers, so they decide it from any chat.
-	Model     string   `yaml:"model"`
+	Model string `yaml:"model"`
+	// Models replaces agent.models for the project's conversations: the
+	// models /model offers there and the only ones their turns run with.
+	Models    []string `yaml:"models"`
 	Effort    string   `yaml:"effort"`
 	Approval  string   `yaml:"approval"`
 	Approvers []string `yaml:"approvers"`
@@ -105,7 +108,7 @@ func (p ProjectConfig) Key(sub ...string) string {
 }
 
 // projectKeys are the keys a project may have, for unknown-key messages.
-var projectKeys = []string{"path", "git", "ref", "users", "chats", "default", "model", "effort", "approval", "approvers", "sandbox", "sandbox.read", "instructions", "group_sessions",
+var projectKeys = []string{"path", "git", "ref", "users", "chats", "default", "model", "models", "effort", "approval", "approvers", "sandbox", "sandbox.read", "instructions", "group_sessions",
 	"limits", "limits.turns_per_user_per_hour", "limits.tokens_per_user_per_day"}
 
 // ownedByProjects reports whether a lower-cased full key lies inside a
@@ -295,6 +298,10 @@ func validateProject(p ProjectConfig, add func(key, format string, args ...any))
 		if strings.TrimSpace(u) == "" {
 			add(fmt.Sprintf("%s[%d]", p.Key("chats"), i), "is empty; remove it or give a group chat id")
 		}
+	}
+	validateModels(p.Key("models"), p.Models, add)
+	if p.Model != "" && len(p.Models) > 0 && !contains(p.Models, p.Model) {
+		add(p.Key("model"), "is %q, which %s does not list; add it there or pick one of %s", p.Model, p.Key("models"), strings.Join(p.Models, ", "))
 	}
 	if p.Effort != "" && !contains(ReasoningEfforts, p.Effort) {
 		add(p.Key("effort"), "must be one of %s, not %q", strings.Join(ReasoningEfforts, ", "), p.Effort)

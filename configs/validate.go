@@ -224,7 +224,7 @@ func (c *Config) Validate() error {
 	validateAgentEnv("agent.codex.env_file", g.Codex.EnvFile, add)
 	validateAgentEnv("agent.acp.env", g.ACP.Env, add)
 	validateAgentEnv("agent.acp.env_file", g.ACP.EnvFile, add)
-	validateModels(g.Models, add)
+	validateModels("agent.models", g.Models, add)
 	for i, p := range g.Sandbox.Read {
 		absolute(fmt.Sprintf("agent.sandbox.read[%d]", i), p)
 	}

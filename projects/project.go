@@ -47,6 +47,7 @@ type Project struct {
 // field keeps the agent's.
 type Settings struct {
 	Model        string   // Codex's model
+	Models       []string // agent.models, replaced: what /model offers
 	Effort       string   // reasoning effort
 	Approval     string   // agent.approval: ask, allow or deny
 	Approvers    []string // access.approvers

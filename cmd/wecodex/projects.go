@@ -52,7 +52,7 @@ func projectOf(p configs.ProjectConfig) projects.Project {
 		Users: p.Users, Chats: p.Chats, Default: p.Default,
 		GroupSessions: p.GroupSessions,
 		Settings: projects.Settings{
-			Model: p.Model, Effort: p.Effort, Approval: p.Approval, Approvers: p.Approvers,
+			Model: p.Model, Models: p.Models, Effort: p.Effort, Approval: p.Approval, Approvers: p.Approvers,
 			SandboxRead: p.Sandbox.Read, Instructions: p.Instructions,
 			TurnsPerUserPerHour: p.Limits.TurnsPerUserPerHour, TokensPerUserPerDay: p.Limits.TokensPerUserPerDay,
 		},
@@ -66,6 +66,7 @@ var (
 	_ bot.Projects         = engineProjects{}
 	_ bot.ProjectApprovals = engineProjects{}
 	_ bot.ProjectLimits    = engineProjects{}
+	_ bot.ProjectModels    = engineProjects{}
 )
 
 func (e engineProjects) Resolve(chat, user string) (string, bool) {
@@ -83,6 +84,18 @@ func (e engineProjects) Approval(project string) string {
 func (e engineProjects) Approvers(project string) []string {
 	p, _ := e.reg.Lookup(project)
 	return p.Settings.Approvers
+}
+
+// Models is projects.<name>.models (bot.ProjectModels).
+func (e engineProjects) Models(project string) []string {
+	p, _ := e.reg.Lookup(project)
+	return p.Settings.Models
+}
+
+// Model is projects.<name>.model (bot.ProjectModels).
+func (e engineProjects) Model(project string) string {
+	p, _ := e.reg.Lookup(project)
+	return p.Settings.Model
 }
 
 // Limits is projects.<name>.limits (bot.ProjectLimits).
