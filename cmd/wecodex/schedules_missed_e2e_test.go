@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -38,14 +37,11 @@ func TestE2EAppScheduleMissedOnce(t *testing.T) {
 	}
 	waitFired(t, ctx, again, func(slot int64, _ string) bool { return slot == catchUp+2 })
 	waitTurnEnded(t, ctx, again, fmt.Sprintf("schedule:tests:%d", catchUp))
-	counted, started := 0, 0
+	counted := 0
 	for _, p := range again {
 		_, text := get(t, p.base+"/metrics")
 		if strings.Contains(text, `wecodex_schedule_runs_total{name="tests",outcome="caught_up"} 1`+"\n") {
 			counted++
-		}
-		if startedRuns.MatchString(text) {
-			started++
 		}
 	}
 	for _, p := range again {
@@ -64,8 +60,9 @@ func TestE2EAppScheduleMissedOnce(t *testing.T) {
 			t.Errorf("slot %d fired %v", slot, outcomes)
 		}
 	}
-	if counted != 1 || started == 0 {
-		t.Errorf("%d replicas count one caught_up run, want 1; %d count started runs, want at least 1", counted, started)
+	// (Counted after its fire is logged, but its turn has ended since.)
+	if counted != 1 {
+		t.Errorf("%d replicas count one caught_up run, want 1", counted)
 	}
 	var catchUps []string
 	for _, r := range auditRecords(t, trail, "schedule") {
@@ -77,9 +74,6 @@ func TestE2EAppScheduleMissedOnce(t *testing.T) {
 		t.Errorf("caught_up audit records %q, want one, %s", catchUps, want)
 	}
 }
-
-// startedRuns is a positive count of the schedule tests' started slots.
-var startedRuns = regexp.MustCompile(`(?m)^wecodex_schedule_runs_total\{name="tests",outcome="started"\} [1-9][0-9]*$`)
 
 // firedSlots is each slot of the schedule tests that procs fired, with the
 // outcome of each fire, from their "schedule fired" log lines.
