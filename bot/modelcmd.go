@@ -23,6 +23,10 @@ type ModelConfig struct {
 	// Allowed is agent.models: when set, the models /model offers and the
 	// only ones it may pick.
 	Allowed []string
+	// Default names the model Codex runs with when none is chosen; nil
+	// when unknown. A turn whose chosen model its project does not offer
+	// names it: a thread keeps the model its last turn named.
+	Default func(ctx context.Context) (string, error)
 }
 
 // modelCommand answers /model, /model <name>, /effort and /effort <level>.

@@ -44,9 +44,9 @@ func projectModel(cfg Config, project string) string {
 }
 
 // turnModel is the model q's turn asks for: the conversation's choice
-// while its project offers it, else the project's default (named, so a
-// thread that ran with the dropped choice leaves it), else "" for
-// Codex's.
+// while its project offers it, else the project's default, else Codex's
+// (ModelConfig.Default), named so that a thread that ran with the
+// dropped choice leaves it.
 func (r *turnRunner) turnModel(ctx context.Context, log *slog.Logger, q queued, chosen string) string {
 	if chosen == "" {
 		return ""
@@ -60,6 +60,12 @@ func (r *turnRunner) turnModel(ctx context.Context, log *slog.Logger, q queued, 
 		return chosen
 	}
 	def := projectModel(r.cfg, project)
+	if def == "" && r.cfg.Models.Default != nil {
+		var err error
+		if def, err = r.cfg.Models.Default(ctx); err != nil {
+			log.Warn("name Codex's default model; the turn names none", "err", err)
+		}
+	}
 	log.Info("chosen model not offered here; the turn uses the default", "project", project, "model", chosen, "default", def)
 	return def
 }

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,9 @@ func (p modelProjects) Model(project string) string {
 // path projects: api (first, hers by default) offering gpt-5.5 and other
 // with no model default, web offering gpt-6.2-sol alone, its default.
 // agent.models offers gpt-5.5 alone. Threads get their project's model
-// as cmd/wecodex gives it (projectThread).
-func projectModelsRig(t *testing.T, script sm.Script) *projectRig {
+// as cmd/wecodex gives it (projectThread). wrap makes the engine's
+// Projects.
+func projectModelsRig(t *testing.T, script sm.Script, wrap func(modelProjects) bot.Projects) *projectRig {
 	t.Helper()
 	h := codextest.StartWith(t, script, sm.HomeOptions{})
 	root := filepath.Join(t.TempDir(), "workspaces")
@@ -57,9 +59,17 @@ func projectModelsRig(t *testing.T, script sm.Script) *projectRig {
 	chat := chattest.New()
 	e, err := bot.New(bot.Config{
 		Replica: "replica-a", WorkspaceRoot: root, UpdateInterval: time.Millisecond, Logger: quietLog(),
-		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Projects: modelProjects{registryProjects{reg}},
+		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL, Projects: wrap(modelProjects{registryProjects{reg}}),
 		Access: bot.Access{AllowUsers: []string{"alice"}},
-		Models: bot.ModelConfig{Allowed: []string{"gpt-5.5"}},
+		Models: bot.ModelConfig{Allowed: []string{"gpt-5.5"}, Default: func(ctx context.Context) (string, error) {
+			ms, err := agent.Models(ctx)
+			for _, m := range ms {
+				if m.Default {
+					return m.ID, nil
+				}
+			}
+			return "", fmt.Errorf("no default model in %d (%v)", len(ms), err)
+		}},
 	}, testenv.EngineStore(st), agent, chat)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +88,7 @@ func TestProjectModelsReplaceAgentModels(t *testing.T) {
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "one")),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "two")),
 		sm.Reply(sm.Message(sm.PhaseFinalAnswer, "three")),
-	))
+	), func(p modelProjects) bot.Projects { return p })
 	dm := chattest.DM("alice")
 	unset := "the project's default, else Codex's"
 	for i, c := range []struct{ say, want string }{

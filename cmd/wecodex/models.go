@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
@@ -22,8 +24,28 @@ func botModels(cfg *configs.Config, agent acpbridge.Agent) bot.ModelConfig {
 			}
 			return ids, err
 		}
+		mc.Default = func(ctx context.Context) (string, error) { return codexDefaultModel(ctx, cfg, a) }
 	}
 	return mc
+}
+
+// codexDefaultModel is the model Codex runs a turn naming none with:
+// agent.codex.config's model when set, else the one model/list marks as
+// its default.
+func codexDefaultModel(ctx context.Context, cfg *configs.Config, a *codex.Agent) (string, error) {
+	if m := strings.Trim(cfg.Agent.Codex.Config["model"], `"' `); m != "" {
+		return m, nil
+	}
+	ms, err := a.Models(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, m := range ms {
+		if m.Default {
+			return m.ID, nil
+		}
+	}
+	return "", fmt.Errorf("codex model/list marks no model as its default")
 }
 
 // botUsage is what /usage reads of the agent: Codex's account rate limits
