@@ -1,12 +1,14 @@
 package codextest
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,4 +84,31 @@ func unsignedJWT(claims map[string]any) string {
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
 	return enc(map[string]string{"alg": "none", "typ": "JWT"}) + "." + enc(claims) + ".unsigned"
+}
+
+// EnableImageGeneration makes h's Codex one that offers the model its image
+// tool (image_gen.imagegen) and saves what it draws under
+// CODEX_HOME/generated_images: Codex 0.171 offers it only on its built-in
+// OpenAI provider with a ChatGPT login, so this logs in (LogInChatGPT) and
+// points that provider at the scripted server (openai_base_url). The tool
+// calls the server's Images API; queue its pictures with
+// Server.GenerateImages. Call it before starting Codex.
+func (h *Harness) EnableImageGeneration(t testing.TB) *ChatGPTBackend {
+	t.Helper()
+	b := h.LogInChatGPT(t)
+	cfg := filepath.Join(h.Home, "config.toml")
+	old, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const scripted = `model_provider = "scripted"`
+	if !bytes.Contains(old, []byte(scripted)) {
+		t.Fatalf("%s does not name the scripted provider", cfg)
+	}
+	top := "openai_base_url = \"" + h.Server.URL() + "\"\n"
+	n := top + strings.Replace(string(old), scripted, `model_provider = "openai"`, 1)
+	if err := os.WriteFile(cfg, []byte(n), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -24,13 +24,14 @@ const (
 // Item is one output item of a model response: an assistant message, a
 // reasoning summary or a function call. Build it with [Message],
 // [MessageDeltas], [Reasoning], [ReasoningDeltas], [ExecCommand],
-// [EscalatedExecCommand] or [FunctionCall].
+// [EscalatedExecCommand], [FunctionCall] or [NamespacedFunctionCall].
 type Item struct {
 	kind   itemKind
 	phase  string   // message only; "" = omitted
 	deltas []string // message text or reasoning summary, as streamed
 	callID string   // function call only
 	name   string
+	ns     string // function call only: the tool's namespace ("" for none)
 	args   string // function call arguments, a JSON document
 }
 
@@ -78,6 +79,12 @@ func EscalatedExecCommand(callID, cmd, justification string) Item {
 // tool receives.
 func FunctionCall(callID, name, arguments string) Item {
 	return Item{kind: kindFunctionCall, callID: callID, name: name, args: arguments}
+}
+
+// NamespacedFunctionCall is a call of tool name in namespace ns (a tool
+// Codex offers inside a {"type":"namespace"} tool, such as image_gen.imagegen).
+func NamespacedFunctionCall(callID, ns, name, arguments string) Item {
+	return Item{kind: kindFunctionCall, callID: callID, ns: ns, name: name, args: arguments}
 }
 
 // Text is the full text of a message or reasoning summary ("" for a call).

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // maxBodyBytes caps a request body; Codex's requests carry the instructions,
@@ -35,6 +37,8 @@ type Server struct {
 
 	srv *http.Server
 	url string
+
+	images []GeneratedImage // answers of POST /v1/images/generations, in order
 }
 
 // New returns a server answering from script. It does not listen yet.
@@ -117,6 +121,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
 		s.serveResponses(w, r, &rec)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/images/generations":
+		s.serveImage(w, r, &rec)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/responses":
+		// Codex on its OpenAI provider with a ChatGPT login first tries the
+		// Responses API over a WebSocket; refusing the upgrade makes it
+		// fall back to HTTPS streaming, which is what is scripted.
+		rec.Status = http.StatusUpgradeRequired
+		s.record(&rec)
+		writeError(w, http.StatusUpgradeRequired, "scriptedmodel: no WebSocket transport, use HTTPS streaming")
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		// Codex may list models for a custom provider; an empty list makes it
 		// fall back to its built-in model metadata.
@@ -150,11 +163,8 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, rec *Req
 		s.inFlight--
 		s.mu.Unlock()
 	}()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := readBody(w, r)
 	rec.Body = body
-	if err == nil && r.Header.Get("Content-Encoding") != "" {
-		err = fmt.Errorf("body is %s-encoded; scripted model reads plain JSON only", r.Header.Get("Content-Encoding"))
-	}
 	if err == nil {
 		err = parseResponsesBody(rec, body)
 	}
@@ -215,3 +225,31 @@ type responseFlusher struct {
 }
 
 func (f responseFlusher) Flush() error { return f.rc.Flush() }
+
+// readBody reads a request's JSON body, decoding zstd: Codex compresses its
+// requests to the OpenAI provider when logged in with ChatGPT.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	switch enc := r.Header.Get("Content-Encoding"); {
+	case err != nil:
+		return body, err
+	case enc == "zstd":
+		return unzstd(body)
+	case enc != "":
+		return body, fmt.Errorf("body is %s-encoded; scripted model reads plain or zstd JSON only", enc)
+	}
+	return body, nil
+}
+
+func unzstd(b []byte) ([]byte, error) {
+	d, err := zstd.NewReader(nil)
+	if err != nil {
+		return nil, fmt.Errorf("zstd decoder: %w", err)
+	}
+	defer d.Close()
+	out, err := d.DecodeAll(b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("decode zstd body: %w", err)
+	}
+	return out, nil
+}

@@ -61,6 +61,7 @@ type (
 		Arguments string `json:"arguments"`
 		CallID    string `json:"call_id"`
 		Name      string `json:"name"`
+		Namespace string `json:"namespace,omitempty"`
 	}
 )
 
@@ -164,7 +165,7 @@ func (s *stream) item(r Response, index int, id string, it Item) (any, error) {
 		s.event("response.output_item.done", map[string]any{"output_index": index, "item": done})
 		return done, nil
 	default:
-		added := wireFunctionCall{ID: id, Type: "function_call", Status: "in_progress", CallID: it.callID, Name: it.name}
+		added := wireFunctionCall{ID: id, Type: "function_call", Status: "in_progress", CallID: it.callID, Name: it.name, Namespace: it.ns}
 		s.event("response.output_item.added", map[string]any{"output_index": index, "item": added})
 		s.event("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": index, "delta": it.args})
 		s.event("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": index, "arguments": it.args})
