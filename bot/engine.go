@@ -86,6 +86,11 @@ type Config struct {
 	// Files are cards.files.*, the limits on the files an answer sends back;
 	// zero fields take the defaults.
 	Files FileLimits
+	// GeneratedImages is the directory the agent's image tool saves its
+	// pictures in (Codex: CODEX_HOME/generated_images). A picture the agent
+	// reports it generated is sent back, within Files, only when it is a
+	// PNG or JPEG under it; "" sends none.
+	GeneratedImages string
 	// Schedules keeps the schedules /schedule makes; nil: /schedule says
 	// it is not available.
 	Schedules Schedules

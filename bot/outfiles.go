@@ -78,6 +78,10 @@ const (
 	textFileNotRegular = "not sent: it is not a regular file"
 	textFileUnread     = "not sent: it could not be read"
 	textNoFileSender   = "not sent: this channel cannot send files"
+	// A generated picture's path comes from the agent alone; these say why
+	// one is not sent.
+	textGeneratedOutside  = "not sent: it is not where Codex saves the pictures it generates"
+	textGeneratedNotImage = "not sent: a generated picture is sent only as a PNG or JPEG"
 )
 
 // linkTarget finds the target of a markdown link or image: [text](target)
@@ -115,6 +119,10 @@ func linkedPaths(answer, workspace string) []linked {
 type linked struct {
 	name    string // relative to the workspace when inside, else as linked
 	outside bool
+	// generated marks a picture the agent's image tool saved: open is then
+	// its path under Config.GeneratedImages.
+	generated bool
+	open      string
 }
 
 func hasScheme(t string) bool {
@@ -145,32 +153,43 @@ func resolveLink(t, workspace string) linked {
 // sent, else the reason. Files are opened through os.Root, so neither ".."
 // nor a symlink leads out of the workspace.
 func PickFiles(answer, workspace string, limits FileLimits) []OutFile {
+	return PickTurnFiles(answer, workspace, nil, "", limits)
+}
+
+// PickTurnFiles is PickFiles followed by the pictures the agent's image
+// tool saved (generated: the absolute paths the agent reported, never a
+// path from the answer), within the same limits. Each is read through an
+// os.Root at generatedDir, and sent only as a PNG or JPEG; one elsewhere,
+// or with no generatedDir, is refused. The card names it
+// generated_images/<its path under generatedDir>.
+func PickTurnFiles(answer, workspace string, generated []string, generatedDir string, limits FileLimits) []OutFile {
 	limits.setDefaults()
 	links := linkedPaths(answer, workspace)
+	for _, p := range generated {
+		links = append(links, generatedLink(p, generatedDir))
+	}
 	if len(links) == 0 {
 		return nil
 	}
-	root, err := os.OpenRoot(workspace)
-	if err != nil {
-		out := make([]OutFile, 0, len(links))
-		for _, l := range links {
-			out = append(out, OutFile{Name: l.name, Refused: textFileUnread})
-		}
-		return out
-	}
-	defer root.Close()
+	roots := openRoots(workspace, generatedDir)
+	defer roots.close()
 	var out []OutFile
 	var total int64
 	sent := 0
 	for _, l := range links {
 		f := OutFile{Name: l.name}
 		switch {
+		case l.outside && l.generated:
+			f.Refused = textGeneratedOutside
 		case l.outside:
 			f.Refused = textFileOutside
 		case sent >= limits.MaxCount:
 			f.Refused = fmt.Sprintf("not sent: an answer sends at most %d files (cards.files.max_count)", limits.MaxCount)
 		default:
-			f.Data, f.Refused = readInRoot(root, l.name, limits.MaxBytes)
+			f.Data, f.Refused = roots.read(l, limits.MaxBytes)
+			if f.Refused == "" && l.generated && !isImage(l.open, f.Data) {
+				f.Data, f.Refused = nil, textGeneratedNotImage
+			}
 			if f.Refused == "" && total+int64(len(f.Data)) > limits.MaxTotalBytes {
 				f.Data, f.Refused = nil, fmt.Sprintf("not sent: with it the answer's files would pass %s together (cards.files.max_total_bytes)", sizeText(limits.MaxTotalBytes))
 			}
@@ -183,6 +202,55 @@ func PickFiles(answer, workspace string, limits FileLimits) []OutFile {
 		out = append(out, f)
 	}
 	return out
+}
+
+// generatedLink is a picture the agent's image tool saved at p, by its path
+// under dir; outside when it is not under dir (or there is no dir).
+func generatedLink(p, dir string) linked {
+	if dir == "" || !filepath.IsAbs(p) {
+		return linked{name: p, outside: true, generated: true}
+	}
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
+	if err != nil || !filepath.IsLocal(rel) {
+		return linked{name: p, outside: true, generated: true}
+	}
+	return linked{name: "generated_images/" + filepath.ToSlash(rel), generated: true, open: rel}
+}
+
+// fileRoots are the roots files are read through: the workspace and the
+// generated pictures' directory (nil when it cannot be opened).
+type fileRoots struct{ workspace, generated *os.Root }
+
+func openRoots(workspace, generatedDir string) fileRoots {
+	var r fileRoots
+	r.workspace, _ = os.OpenRoot(workspace)
+	if generatedDir != "" {
+		r.generated, _ = os.OpenRoot(generatedDir)
+	}
+	return r
+}
+
+func (r fileRoots) read(l linked, max int64) ([]byte, string) {
+	root, name := r.workspace, l.name
+	if l.generated {
+		root, name = r.generated, filepath.ToSlash(l.open)
+	}
+	if root == nil {
+		return nil, textFileUnread
+	}
+	data, refused := readInRoot(root, name, max)
+	if l.generated && refused == textFileOutside {
+		refused = textGeneratedOutside // a symlink out of the directory
+	}
+	return data, refused
+}
+
+func (r fileRoots) close() {
+	for _, root := range []*os.Root{r.workspace, r.generated} {
+		if root != nil {
+			_ = root.Close()
+		}
+	}
 }
 
 // readInRoot reads name from root when it is a regular file of at most max

@@ -8,15 +8,17 @@ import (
 	"github.com/wecodex/wecodex/cards"
 )
 
-// sendFiles sends the files the turn's answer points at, and the pictures
-// the agent produced (images: absolute paths, checked like links), through
+// sendFiles sends the files the turn's answer points at, the pictures the
+// agent looked at (images: absolute paths, checked like links) and the ones
+// its image tool drew (generated: the paths it reported, read only from
+// Config.GeneratedImages), through
 // its presenter and lists them at the end of the card's body, each with how
 // it went, before the final snapshot. The answer itself is never held back:
 // a file that cannot be read or sent only says so on its line.
-func (r *turnRunner) sendFiles(ctx context.Context, log *slog.Logger, q queued, pres Presentation, card CardControl, images []string) {
+func (r *turnRunner) sendFiles(ctx context.Context, log *slog.Logger, q queued, pres Presentation, card CardControl, images, generated []string) {
 	var answer string
 	card.Do(func(c *cards.Card) { answer = c.Body() })
-	if answer == "" && len(images) == 0 {
+	if answer == "" && len(images) == 0 && len(generated) == 0 {
 		return
 	}
 	// A picture Codex produced is sent as if the answer linked to it (once,
@@ -30,7 +32,7 @@ func (r *turnRunner) sendFiles(ctx context.Context, log *slog.Logger, q queued, 
 		log.Warn("files of the answer not looked for: the workspace is unknown", "err", err)
 		return
 	}
-	files := PickFiles(answer, cwd, r.cfg.Files)
+	files := PickTurnFiles(answer, cwd, generated, r.cfg.GeneratedImages, r.cfg.Files)
 	if len(files) == 0 {
 		return
 	}

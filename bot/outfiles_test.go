@@ -106,3 +106,57 @@ func TestFilesSection(t *testing.T) {
 		t.Errorf("section\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestPickTurnFilesGenerated: a picture the agent's image tool saved is
+// read from the generated pictures' directory only, as a PNG or JPEG, after
+// the answer's own files and within the same caps.
+func TestPickTurnFilesGenerated(t *testing.T) {
+	ws, gen, other := t.TempDir(), t.TempDir(), t.TempDir()
+	write := func(p string, b []byte) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(ws, "a.png"), pngBytes)
+	write(filepath.Join(gen, "th", "ig_1.png"), pngBytes)
+	write(filepath.Join(gen, "th", "ig_2.png"), []byte("not a picture"))
+	write(filepath.Join(gen, "th", "ig_3.png"), pngBytes)
+	write(filepath.Join(gen, "th", "ig_6.png"), pngBytes)
+	write(filepath.Join(other, "ig_4.png"), pngBytes)
+	if err := os.Symlink(filepath.Join(other, "ig_4.png"), filepath.Join(gen, "th", "ig_5.png")); err != nil {
+		t.Fatal(err)
+	}
+	generated := []string{
+		filepath.Join(gen, "th", "ig_1.png"), filepath.Join(gen, "th", "ig_2.png"),
+		filepath.Join(other, "ig_4.png"), filepath.Join(gen, "th", "ig_5.png"),
+		filepath.Join(gen, "th", "ig_3.png"), filepath.Join(gen, "th", "ig_6.png"),
+	}
+	got := PickTurnFiles("![a](a.png) and ![again]("+filepath.Join(gen, "th", "ig_3.png")+")", ws, generated, gen, FileLimits{MaxCount: 3})
+	want := []string{
+		"a.png|",
+		filepath.Join(gen, "th", "ig_3.png") + "|" + textFileOutside, // the answer's link is no generated picture
+		"generated_images/th/ig_1.png|",
+		"generated_images/th/ig_2.png|" + textGeneratedNotImage,
+		filepath.Join(other, "ig_4.png") + "|" + textGeneratedOutside,
+		"generated_images/th/ig_5.png|" + textGeneratedOutside, // a symlink out of the directory
+		"generated_images/th/ig_3.png|",
+		"generated_images/th/ig_6.png|not sent: an answer sends at most 3 files (cards.files.max_count)",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d files %+v, want %d", len(got), got, len(want))
+	}
+	for i, f := range got {
+		if s := f.Name + "|" + f.Refused; s != want[i] {
+			t.Errorf("file %d = %q, want %q", i, s, want[i])
+		}
+	}
+	if !got[2].Image || string(got[2].Data) != string(pngBytes) {
+		t.Errorf("generated picture %+v, want the PNG's bytes as an image", got[2])
+	}
+	if none := PickTurnFiles("", ws, generated[:1], "", FileLimits{}); len(none) != 1 || none[0].Refused != textGeneratedOutside {
+		t.Errorf("with no generated pictures' directory: %+v, want it refused as %q", none, textGeneratedOutside)
+	}
+}

@@ -45,6 +45,9 @@ func (s cardSink) Update(u acp.SessionUpdate) {
 	if p, ok := acpbridge.ImagePath(u); ok && s.images != nil {
 		s.images.add(p)
 	}
+	if p, ok := acpbridge.GeneratedImagePath(u); ok && s.images != nil {
+		s.images.addGenerated(p)
+	}
 	s.pub.Apply(u)
 	if shown(u) && !s.agentSpoke.Swap(true) {
 		s.pub.Refresh()

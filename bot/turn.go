@@ -137,7 +137,8 @@ func (r *turnRunner) run(ctx context.Context, w *worker, q queued, takeover bool
 	// The turn is over: its files are in the workspace, and the message
 	// never runs again.
 	r.forgetAttachments(saveCtx, log, q)
-	r.sendFiles(saveCtx, log, q, pres, pub, cs.images.list())
+	viewed, generated := cs.images.lists()
+	r.sendFiles(saveCtx, log, q, pres, pub, viewed, generated)
 	status := r.outcome(ctx, timed, sink, stopReason, err)
 	if err != nil && status.State == cards.StateFailed {
 		// The card says one sentence; what went wrong, with its paths and

@@ -192,6 +192,17 @@ type mcpResult struct {
 	} `json:"content"`
 }
 
+// UnmarshalJSON reads an mcpToolCall's result. An imageGeneration item's
+// result is the picture as a base64 string instead: it is skipped (the
+// picture is read from savedPath), where failing would drop the whole item.
+func (r *mcpResult) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return nil
+	}
+	type plain mcpResult
+	return json.Unmarshal(b, (*plain)(r))
+}
+
 type planNotification struct { // turn/plan/updated
 	ThreadID string `json:"threadId"`
 	TurnID   string `json:"turnId"`

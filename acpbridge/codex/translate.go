@@ -306,7 +306,7 @@ func (t *translator) itemCompleted(params []byte, sink acpbridge.Sink) {
 		}
 	case "imageGeneration":
 		if it.SavedPath != nil && *it.SavedPath != "" {
-			sink.Update(acpbridge.ImageItem(it.ID, "Generated image", *it.SavedPath))
+			sink.Update(acpbridge.GeneratedImageItem(it.ID, *it.SavedPath))
 		}
 	case "fileChange":
 		delete(t.changes, it.ID)

@@ -154,9 +154,24 @@ func engineConfig(cfg *configs.Config, root, replica string, obs bot.Observer, l
 			Corp:          cfg.WeCom.App.CorpID,
 			Approvers:     cfg.Access.Approvers,
 		},
-		Logger:   log,
-		Observer: obs,
+		Logger:          log,
+		Observer:        obs,
+		GeneratedImages: generatedImagesDir(cfg),
 	}
+}
+
+// generatedImagesDir is where Codex saves the pictures its image tool
+// draws (CODEX_HOME/generated_images), which the engine may send back; ""
+// for another agent, whose reports of generated pictures are not trusted.
+func generatedImagesDir(cfg *configs.Config) string {
+	if cfg.Agent.Kind != configs.AgentCodex {
+		return ""
+	}
+	home := cfg.Agent.Codex.CodexHome(os.Getenv)
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "generated_images")
 }
 
 // run runs the engine and the channels' connections until ctx ends; the

@@ -100,6 +100,12 @@ func waitHolding(t *testing.T, c *Connection) {
 // tune changes the client's options.
 func startEngine(t *testing.T, h *codextest.Harness, tune ...func(*Options)) (*wecomtest.LongConnServer, *Connection) {
 	t.Helper()
+	return startEngineWith(t, h, func(*bot.Config) {}, tune...)
+}
+
+// startEngineWith is startEngine with the engine's config changed by cfg.
+func startEngineWith(t *testing.T, h *codextest.Harness, cfg func(*bot.Config), tune ...func(*Options)) (*wecomtest.LongConnServer, *Connection) {
+	t.Helper()
 	srv := wecomtest.NewLongConnServer(t, wecomtest.LongConnOptions{BotID: testBot, Secret: testSecret})
 	prefix := testenv.Prefix(t, "longconn-e2e")
 	st := testenv.OpenStores(t, prefix)
@@ -126,11 +132,13 @@ func startEngine(t *testing.T, h *codextest.Harness, tune ...func(*Options)) (*w
 	if ch.Media.Hosts, err = wecom.NewAllowedHosts("127.0.0.1"); err != nil { // the media server's
 		t.Fatal(err)
 	}
-	engine, err = bot.New(bot.Config{
+	ecfg := bot.Config{
 		LeaseTTL: store.LeaseTTL, HeartbeatTTL: store.ReplicaTTL,
 		Replica: "A", WorkspaceRoot: t.TempDir(), TurnTimeout: time.Minute, UpdateInterval: 10 * time.Millisecond,
 		Access: bot.Access{AllowUsers: []string{"zhangsan"}}, Logger: log,
-	}, testenv.EngineStore(st), agent, ch)
+	}
+	cfg(&ecfg)
+	engine, err = bot.New(ecfg, testenv.EngineStore(st), agent, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
