@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -129,15 +128,14 @@ func (in *intake) sessionName(ctx context.Context, conv, id string) string {
 	if in.threads == nil || id == "" {
 		return ""
 	}
-	ids, recs, _, err := in.threads.UsedThreads(ctx, conv)
+	list, err := in.recordedSessions(ctx, conv) // sessioncmd.go
 	if err != nil {
 		in.log.Warn("read the sessions for /status; it names none", "conv", conv, "err", err)
 		return ""
 	}
-	for i := range ids {
-		var rec threadRecord
-		if ids[i] == id && recs[i] != nil && json.Unmarshal(recs[i], &rec) == nil {
-			return rec.Name
+	for _, e := range list {
+		if e.id == id {
+			return e.rec.Name
 		}
 	}
 	return ""

@@ -36,6 +36,28 @@ func (e sessionEntry) label() string {
 // numbers and /resume and /fork take by number. What the agent adds
 // (names, first words) is left out when it cannot say.
 func (in *intake) sessionList(ctx context.Context, conv string) ([]sessionEntry, error) {
+	list, err := in.recordedSessions(ctx, conv)
+	if err != nil || in.cfg.Threads == nil || len(list) == 0 {
+		return list, err
+	}
+	ids := make([]string, len(list))
+	for i, e := range list {
+		ids[i] = e.id
+	}
+	infos, err := in.cfg.Threads.ThreadInfo(ctx, ids)
+	if err != nil {
+		in.log.Warn("the agent cannot list its threads; /sessions shows what wecodex recorded", "conv", conv, "err", err)
+		return list, nil
+	}
+	for i := range list {
+		list[i].info = infos[list[i].id]
+	}
+	return list, nil
+}
+
+// recordedSessions is conv's sessions as wecodex recorded them, most
+// recently used first, without what the agent knows of them.
+func (in *intake) recordedSessions(ctx context.Context, conv string) ([]sessionEntry, error) {
 	ids, recs, used, err := in.threads.UsedThreads(ctx, conv)
 	if err != nil {
 		return nil, err
@@ -48,17 +70,6 @@ func (in *intake) sessionList(ctx context.Context, conv string) ([]sessionEntry,
 				in.log.Warn("unreadable session record; listed without it", "conv", conv, "session", id, "err", err)
 			}
 		}
-	}
-	if in.cfg.Threads == nil || len(ids) == 0 {
-		return list, nil
-	}
-	infos, err := in.cfg.Threads.ThreadInfo(ctx, ids)
-	if err != nil {
-		in.log.Warn("the agent cannot list its threads; /sessions shows what wecodex recorded", "conv", conv, "err", err)
-		return list, nil
-	}
-	for i := range list {
-		list[i].info = infos[list[i].id]
 	}
 	return list, nil
 }
