@@ -161,9 +161,18 @@ func (s *bareAppServer) read(ctx context.Context) (line, error) {
 // turn starts a thread in workspace, runs one turn of prompt on it and
 // returns the answer: every item/agentMessage/delta until turn/completed.
 func (s *bareAppServer) turn(ctx context.Context, workspace, prompt string) (string, error) {
-	res, err := s.call(ctx, "thread/start", map[string]string{
-		"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write",
-	}, nil)
+	return s.turnWith(ctx, plainThread(workspace), prompt)
+}
+
+// plainThread is the plain bare row's thread/start: Codex's own
+// workspace-write sandbox, which reads everything directly.
+func plainThread(workspace string) map[string]any {
+	return map[string]any{"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}
+}
+
+// turnWith is turn with thread/start's params given whole.
+func (s *bareAppServer) turnWith(ctx context.Context, threadStart map[string]any, prompt string) (string, error) {
+	res, err := s.call(ctx, "thread/start", threadStart, nil)
 	if err != nil {
 		return "", err
 	}

@@ -73,6 +73,9 @@ type bridge struct {
 	// bare: command[0] is the codex launcher, whose native app-server this
 	// process drives itself (bare.go) instead of through ACP.
 	bare bool
+	// serveSandbox: the bare client sends serve's thread/start
+	// (servesandbox.go) instead of the plain one.
+	serveSandbox bool
 	// serve: the bridge is `wecodex serve`'s own (serve.go).
 	serve   *serveSetup
 	samples []sample
@@ -133,14 +136,15 @@ func run(f flags) error {
 	bare := &bridge{name: "bare app-server", command: []string{codex}, env: env, bare: true}
 
 	all := []*bridge{ours, bare, theirs}
-	var served *bridge
+	var served, bareServe *bridge
 	if f.redis != "" {
 		bin, err := filepath.Abs(f.wecodex)
 		if err != nil {
 			return err
 		}
 		served = &bridge{name: "wecodex serve", env: env, serve: &serveSetup{bin: bin, codex: codex, redis: f.redis, dir: dir}}
-		all = []*bridge{ours, served, bare, theirs}
+		bareServe = &bridge{name: "bare app-server, serve's sandbox", command: []string{codex}, env: env, bare: true, serveSandbox: true}
+		all = []*bridge{ours, served, bare, bareServe, theirs}
 	} else {
 		fmt.Println("no Redis (-redis, REDIS_URL): the wecodex serve row is left out")
 	}
@@ -170,9 +174,11 @@ func run(f flags) error {
 	if slices.Contains(all, ours) && slices.Contains(all, theirs) {
 		report(ours, theirs)
 	}
-	for _, b := range []*bridge{ours, served} {
-		if b != nil && slices.Contains(all, b) && slices.Contains(all, bare) {
-			reportBare(b, bare)
+	// serve is divided by the bare tree running its sandbox first (what
+	// wecodex adds), then by the plain one (what serve costs in all).
+	for _, p := range [][2]*bridge{{served, bareServe}, {ours, bare}, {served, bare}} {
+		if p[0] != nil && p[1] != nil && slices.Contains(all, p[0]) && slices.Contains(all, p[1]) {
+			reportBare(p[0], p[1])
 		}
 	}
 	for _, b := range all {
@@ -278,6 +284,20 @@ func measureBare(b *bridge, workspace, answer string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
+	threadStart := plainThread(workspace)
+	if b.serveSandbox {
+		dir, err := os.MkdirTemp(filepath.Dir(workspace), "bare-serve-")
+		if err != nil {
+			return sample{}, err
+		}
+		l, err := newServeLayout(dir, b.command[0], "single:bench", b.env)
+		if err != nil {
+			return sample{}, err
+		}
+		if threadStart, err = serveThread(l); err != nil {
+			return sample{}, err
+		}
+	}
 	app, err := startBare(ctx, b.command[0], b.env)
 	if err != nil {
 		return sample{}, err
@@ -287,7 +307,7 @@ func measureBare(b *bridge, workspace, answer string) (sample, error) {
 	rss := sampleRSS(pid, 10*time.Millisecond)
 	defer rss.stop()
 	before := selfCPU()
-	text, err := app.turn(ctx, workspace, "Write the long answer.")
+	text, err := app.turnWith(ctx, threadStart, "Write the long answer.")
 	if err != nil {
 		return sample{}, err
 	}
