@@ -10,8 +10,13 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-# CGO off: a static binary that runs on any base image.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/wecodex ./cmd/wecodex
+# CGO off: static binaries that run on any base image. Both get one random
+# build id, so that `wecodex codex-acp` hands its sessions to the lean
+# wecodex-codex-acp beside it (package codexacp).
+RUN id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' \n') \
+ && flags="-s -w -X github.com/wecodex/wecodex/cli.Version=${VERSION} -X github.com/wecodex/wecodex/cli.BuildID=$id" \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "$flags" -o /out/wecodex ./cmd/wecodex \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "$flags" -o /out/wecodex-codex-acp ./cmd/wecodex-codex-acp
 
 FROM node:${NODE_VERSION}-bookworm-slim AS codex
 # Keep in step with CODEX_VERSION in the Makefile: the version the tests ran.
@@ -30,7 +35,7 @@ RUN apt-get update \
  && chown -R wecodex:wecodex /var/lib/wecodex
 COPY --from=codex /usr/local/lib/node_modules/@openai/codex /usr/local/lib/node_modules/@openai/codex
 RUN ln -s /usr/local/lib/node_modules/@openai/codex/bin/codex.js /usr/local/bin/codex
-COPY --from=build /out/wecodex /usr/local/bin/wecodex
+COPY --from=build /out/wecodex /out/wecodex-codex-acp /usr/local/bin/
 USER wecodex
 ENV WECODEX_AGENT_WORKSPACE_ROOT=/var/lib/wecodex/workspaces \
     WECODEX_AGENT_CODEX_HOME=/var/lib/wecodex/codex-home

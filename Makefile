@@ -39,8 +39,15 @@ export WECODEX_TEST_ACPX_BIN := $(ACPX_BIN)
 
 all: build
 
+# Both binaries get one random build id: `wecodex codex-acp` hands its
+# session to the lean wecodex-codex-acp beside it only when that is the same
+# build (package codexacp), never to a stale copy.
+BUILD_ID      := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' \n')
+BUILD_LDFLAGS := -X github.com/wecodex/wecodex/cli.BuildID=$(BUILD_ID)
+
 build:
-	go build -o $(BIN)/wecodex ./cmd/wecodex
+	go build -ldflags "$(BUILD_LDFLAGS)" -o $(BIN)/wecodex ./cmd/wecodex
+	CGO_ENABLED=0 go build -ldflags "$(BUILD_LDFLAGS)" -o $(BIN)/wecodex-codex-acp ./cmd/wecodex-codex-acp
 
 # Only what running the bot needs: the pinned Codex (serve and codex-login
 # find it in .tools/ beside bin/, with no PATH change).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wecodex/wecodex/audit"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/store"
 )
@@ -64,7 +65,7 @@ func engineLimits(cfg *configs.Config) bot.Limits {
 
 // auditFlags are the flags `wecodex audit` and `wecodex usage` share.
 type auditFlags struct {
-	configFlags
+	cli.ConfigFlags
 	since string
 	audit.Filter
 	table bool
@@ -74,7 +75,7 @@ func parseAuditFlags(name string, args []string, defaultSince string, stderr io.
 	fs := flag.NewFlagSet("wecodex "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f auditFlags
-	fs.StringVar(&f.path, "config", defaultConfigPath, "`PATH` of the YAML config file")
+	f.AddTo(fs)
 	fs.StringVar(&f.since, "since", defaultSince, "only records of the last `AGE` (like 1h or 7d); empty: all")
 	if name == "audit" {
 		fs.StringVar(&f.User, "user", "", "only the records of this `USERID`")
@@ -91,7 +92,7 @@ func parseAuditFlags(name string, args []string, defaultSince string, stderr io.
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		if fl.Name == "config" {
-			f.explicit = true
+			f.Explicit = true
 		}
 	})
 	if f.since != "" {
@@ -109,10 +110,10 @@ func parseAuditFlags(name string, args []string, defaultSince string, stderr io.
 func cmdAudit(args []string, stdout, stderr io.Writer) int {
 	f, err := parseAuditFlags("audit", args, "", stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return cli.ExitOK
 	}
 	if err != nil {
-		return exitUsage
+		return cli.ExitUsage
 	}
 	var records []audit.Record
 	err = readAudit(f, stderr, func(r audit.Record) {
@@ -122,7 +123,7 @@ func cmdAudit(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "wecodex audit: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
 	if f.table {
 		err = audit.WriteTable(stdout, records)
@@ -136,17 +137,17 @@ func cmdAudit(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "wecodex audit: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // readAudit calls fn with each record since f.Since: from the Redis stream
 // with audit.redis, else from audit.file.
 func readAudit(f auditFlags, stderr io.Writer, fn func(audit.Record)) error {
-	cfg, _, path, err := loadConfig(f.configFlags)
+	cfg, _, path, err := cli.LoadConfig(f.ConfigFlags, checkSchedules)
 	if err != nil {
-		return fmt.Errorf("config %s: %w", describePath(path), err)
+		return fmt.Errorf("config %s: %w", cli.DescribePath(path), err)
 	}
 	switch {
 	case cfg.Audit.Redis:

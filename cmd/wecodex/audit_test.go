@@ -15,6 +15,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/audit"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/internal/testenv"
 	"github.com/wecodex/wecodex/store"
 )
@@ -79,7 +80,7 @@ func writeTrail(t *testing.T, prefix, file string) {
 func runCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if code := run(args, nil, &out, &errOut); code != exitOK {
+	if code := run(args, nil, &out, &errOut); code != cli.ExitOK {
 		t.Fatalf("wecodex %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
 	}
 	return out.String()

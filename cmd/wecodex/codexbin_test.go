@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wecodex/wecodex/cli"
 )
 
 // TestCodexLoginFindsThePinnedCodex: right after `make run` (bin/wecodex
@@ -19,7 +21,7 @@ func TestCodexLoginFindsThePinnedCodex(t *testing.T) {
 		t.Skip("WECODEX_TEST_CODEX_BIN is not set (make tools installs Codex)")
 	}
 	checkout := t.TempDir()
-	pinned := filepath.Join(checkout, pinnedCodex)
+	pinned := filepath.Join(checkout, cli.PinnedCodex)
 	if err := os.MkdirAll(filepath.Dir(pinned), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -53,25 +55,6 @@ func TestCodexLoginFindsThePinnedCodex(t *testing.T) {
 	auth, err := os.ReadFile(filepath.Join(home, "auth.json"))
 	if err != nil || !strings.Contains(string(auth), "sk-test-pinned") {
 		t.Fatalf("no login in %s: %v %s", home, err, auth)
-	}
-}
-
-// TestFindPinnedCodex: the first directory holding an executable pinned
-// Codex wins; none is "".
-func TestFindPinnedCodex(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
-	p := filepath.Join(b, pinnedCodex)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := findPinnedCodex([]string{a, b}); got != p {
-		t.Fatalf("findPinnedCodex = %q, want %q", got, p)
-	}
-	if got := findPinnedCodex([]string{a}); got != "" {
-		t.Fatalf("findPinnedCodex without one = %q, want \"\"", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wecodex/wecodex/childenv"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 )
 
@@ -19,18 +20,18 @@ import (
 // stop it: an admin can log Codex in before WeCom is set up.
 func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f, rest := splitConfigFlag(args)
-	cfg, _, path, err := loadConfig(f)
+	cfg, _, path, err := cli.LoadConfig(f, checkSchedules)
 	if err = agentProblems(cfg, err); err != nil {
 		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
-	env, err := codexEnv(cfg.Agent.Codex)
+	env, err := cli.CodexEnv(cfg.Agent.Codex)
 	if err != nil {
 		fmt.Fprintf(stderr, "wecodex codex-login: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
 	// Said before Codex runs: the CODEX_HOME the service must use too.
-	fmt.Fprintf(stderr, "wecodex codex-login: logging %s in with %s (config %s)\n", cfg.Agent.Codex.Bin, env[0], describePath(path))
+	fmt.Fprintf(stderr, "wecodex codex-login: logging %s in with %s (config %s)\n", cfg.Agent.Codex.Bin, env[0], cli.DescribePath(path))
 	cmd := exec.Command(cfg.Agent.Codex.Bin, append([]string{"login"}, rest...)...)
 	// The allow-listed environment the bot's Codex gets: what the login
 	// needs (HOME, proxies, CA certificates), never wecodex's secrets.
@@ -42,19 +43,19 @@ func cmdCodexLogin(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 			return exit.ExitCode()
 		}
 		fmt.Fprintf(stderr, "wecodex codex-login: run %s login: %v (install the pinned Codex with `make codex`, or set agent.codex.bin)\n", cfg.Agent.Codex.Bin, err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // splitConfigFlag takes a leading --config PATH (or --config=PATH) off args.
-func splitConfigFlag(args []string) (configFlags, []string) {
-	f := configFlags{path: defaultConfigPath}
+func splitConfigFlag(args []string) (cli.ConfigFlags, []string) {
+	f := cli.ConfigFlags{Path: cli.DefaultConfigPath}
 	switch {
 	case len(args) >= 2 && (args[0] == "--config" || args[0] == "-config"):
-		f.path, f.explicit, args = args[1], true, args[2:]
+		f.Path, f.Explicit, args = args[1], true, args[2:]
 	case len(args) >= 1 && (strings.HasPrefix(args[0], "--config=") || strings.HasPrefix(args[0], "-config=")):
-		f.path, f.explicit, args = args[0][strings.Index(args[0], "=")+1:], true, args[1:]
+		f.Path, f.Explicit, args = args[0][strings.Index(args[0], "=")+1:], true, args[1:]
 	}
 	return f, args
 }

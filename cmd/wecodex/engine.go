@@ -18,6 +18,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/external"
 	"github.com/wecodex/wecodex/audit"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/projects"
@@ -230,7 +231,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 		a, err := external.New(ctx, external.Options{
 			Command:       cfg.Agent.ACP.Command,
 			Env:           cfg.Agent.ACP.Env,
-			ClientVersion: version,
+			ClientVersion: cli.Version,
 			Log:           log,
 			OnRestart:     restarted,
 			// The one switch for both kinds of agent.
@@ -242,7 +243,7 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 		return a, nil
 	case configs.AgentCodex:
 		c := cfg.Agent.Codex
-		env, err := codexEnv(c)
+		env, err := cli.CodexEnv(c)
 		if err != nil {
 			return nil, err
 		}

@@ -3,11 +3,12 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/wecodex/wecodex/cli"
+	"github.com/wecodex/wecodex/codexacp"
 )
 
 const usage = `wecodex: a WeCom bot that drives the Codex coding agent
@@ -23,19 +24,10 @@ Usage:
   wecodex purge        [--config PATH] --user U  remove a user's conversations, threads, workspaces and audit records
   wecodex version                       print the version
 
---config defaults to ` + defaultConfigPath + `. Any key can be overridden by an
+--config defaults to ` + cli.DefaultConfigPath + `. Any key can be overridden by an
 environment variable: WECODEX_ + the key upper-cased, dots as underscores
 (redis.addr -> WECODEX_REDIS_ADDR).
 `
-
-const defaultConfigPath = "configs/wecodex.yaml"
-
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -44,14 +36,15 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "serve":
 		return cmdServe(rest, stderr)
 	case "codex-acp":
-		return cmdCodexACP(rest, stdin, stdout, stderr)
+		// The lean binary beside wecodex serves it when it can (codexacp.Exec).
+		return codexacp.Main(rest, stdin, stdout, stderr, codexacp.Exec(rest))
 	case "codex-login":
 		return cmdCodexLogin(rest, stdin, stdout, stderr)
 	case "check-config":
@@ -69,33 +62,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		// Asked for: the answer, on stdout, and success.
 		fmt.Fprint(stdout, usage)
-		return exitOK
+		return cli.ExitOK
 	default:
 		fmt.Fprintf(stderr, "wecodex: unknown command %q\n\n%s", cmd, usage)
-		return exitUsage
+		return cli.ExitUsage
 	}
-}
-
-// configFlags parses a subcommand's flags (only --config) and rejects
-// positional arguments.
-type configFlags struct {
-	path     string
-	explicit bool // --config was given
-}
-
-func parseConfigFlags(name string, args []string, stderr io.Writer) (configFlags, error) {
-	fs := flag.NewFlagSet("wecodex "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f configFlags
-	fs.StringVar(&f.path, "config", defaultConfigPath, "`PATH` of the YAML config file")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "wecodex %s: unexpected argument %q\n", name, fs.Arg(0))
-		fs.Usage()
-		return f, errors.New("unexpected argument")
-	}
-	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
-	return f, nil
 }

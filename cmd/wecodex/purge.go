@@ -15,6 +15,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/retention"
 	"github.com/wecodex/wecodex/store"
@@ -27,33 +28,33 @@ import (
 func cmdPurge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wecodex purge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f configFlags
+	var f cli.ConfigFlags
 	var who string
-	fs.StringVar(&f.path, "config", defaultConfigPath, "`PATH` of the YAML config file")
+	f.AddTo(fs)
 	fs.StringVar(&who, "user", "", "the `USERID` whose content is removed")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return cli.ExitOK
 	} else if err != nil {
-		return exitUsage
+		return cli.ExitUsage
 	}
-	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
+	f.Seen(fs)
 	if who == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "wecodex purge: --user USERID is required, and nothing else")
-		return exitUsage
+		return cli.ExitUsage
 	}
-	lc, code, ok := loadCheckedConfig("purge", f, stderr)
+	lc, code, ok := cli.LoadChecked("purge", f, stderr, checkSchedules)
 	if !ok {
 		return code
 	}
 	if len(lc.Redis.Addrs()) == 0 {
 		fmt.Fprintln(stderr, "wecodex purge: redis.addr is empty: serve's embedded Redis lives inside serve; set redis.addr to the Redis serve uses")
-		return exitError
+		return cli.ExitError
 	}
 	if err := purge(lc.Config, who, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "wecodex purge: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func purge(cfg *configs.Config, who string, stdout, stderr io.Writer) error {
@@ -72,7 +73,7 @@ func purgeWith(ctx context.Context, cfg *configs.Config, db *store.DB, who strin
 		o.Stream = store.NewAudit(db)
 	}
 	if cfg.Agent.Kind == configs.AgentCodex {
-		env, err := codexEnv(cfg.Agent.Codex)
+		env, err := cli.CodexEnv(cfg.Agent.Codex)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	"github.com/wecodex/wecodex/audit"
 	"github.com/wecodex/wecodex/bot"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 	"github.com/wecodex/wecodex/internal/testenv"
@@ -227,8 +228,8 @@ func hostname(t *testing.T) string {
 func TestPurgeOfAHeldThreadCanBeRunAgain(t *testing.T) {
 	w := newPurgeWorld(t)
 	var out, errOut strings.Builder
-	if code := run([]string{"purge", "--config", w.cfg, "--user", "bob"}, nil, &out, &errOut); code != exitError {
-		t.Fatalf("purge with bob's threads held: exit %d, want %d\n%s", code, exitError, errOut.String())
+	if code := run([]string{"purge", "--config", w.cfg, "--user", "bob"}, nil, &out, &errOut); code != cli.ExitError {
+		t.Fatalf("purge with bob's threads held: exit %d, want %d\n%s", code, cli.ExitError, errOut.String())
 	}
 	if !strings.Contains(errOut.String(), "already has an active writer") || !strings.Contains(errOut.String(), "purge again") {
 		t.Errorf("purge's error %q does not say the thread is held and to purge again", errOut.String())

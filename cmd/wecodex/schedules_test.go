@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wecodex/wecodex/bot/wecom"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/schedule"
 )
@@ -48,8 +49,8 @@ triggers:
     prompt: explain
 `)
 	var out, errOut bytes.Buffer
-	if code := cmdCheckConfig([]string{"--config", webhook}, &out, &errOut); code != exitError {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitError, errOut.String())
+	if code := cmdCheckConfig([]string{"--config", webhook}, &out, &errOut); code != cli.ExitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, cli.ExitError, errOut.String())
 	}
 	want := `error: schedules.zone.timezone: "Mars/Olympus" is not a time zone: use an IANA name like Asia/Shanghai or UTC, or leave it empty for the server's` + "\n" +
 		`error: schedules.zone.project: names project "nope", but projects: has none` + "\n" +
@@ -71,7 +72,7 @@ schedules:
 `)
 	out.Reset()
 	errOut.Reset()
-	if code := cmdCheckConfig([]string{"--config", longconn}, &out, &errOut); code != exitOK || out.String() != "config OK\n" {
+	if code := cmdCheckConfig([]string{"--config", longconn}, &out, &errOut); code != cli.ExitOK || out.String() != "config OK\n" {
 		t.Fatalf("long connection schedule: exit %d, stdout %q, stderr:\n%s", code, out.String(), errOut.String())
 	}
 }
@@ -103,7 +104,7 @@ func TestReadmeWeekdaySchedule(t *testing.T) {
 	}
 	path := writeConfig(t, strings.Replace(example, "/etc/wecodex/aibot-secret", secret, 1))
 	var out, errOut bytes.Buffer
-	if code := cmdCheckConfig([]string{"--config", path}, &out, &errOut); code != exitOK || out.String() != "config OK\n" {
+	if code := cmdCheckConfig([]string{"--config", path}, &out, &errOut); code != cli.ExitOK || out.String() != "config OK\n" {
 		t.Fatalf("check-config of the README's example: exit %d, stdout %q, stderr:\n%s", code, out.String(), errOut.String())
 	}
 	cfg, _, err := configs.Load(path)

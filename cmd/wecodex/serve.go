@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/store"
 )
@@ -26,19 +27,19 @@ import (
 const shutdownTimeout = 15 * time.Second
 
 func cmdServe(args []string, stderr io.Writer) int {
-	lc, code, ok := loadValidConfig("serve", args, stderr)
+	lc, code, ok := cli.LoadValid("serve", args, stderr, checkSchedules)
 	if !ok {
 		return code
 	}
-	log := newLogger(lc.Log, stderr)
-	logWarnings(log, lc.path, append(lc.warnings, servesOwnStartWarnings(lc.Config)...))
+	log := cli.NewLogger(lc.Log, stderr)
+	cli.LogWarnings(log, lc.Path, append(lc.Warnings, servesOwnStartWarnings(lc.Config)...))
 	sd, release := notifyShutdown()
 	defer release()
-	if err := serve(sd, lc.Config, lc.path, log); err != nil {
+	if err := serve(sd, lc.Config, lc.Path, log); err != nil {
 		log.Error("serve failed", "err", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // HTTP server timeouts. No WriteTimeout would let a stalled reader hold a

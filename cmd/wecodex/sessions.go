@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/projects"
 	"github.com/wecodex/wecodex/store"
@@ -25,18 +26,18 @@ import (
 func cmdSessions(args []string, stdout, stderr io.Writer) int {
 	f, filter, err := parseSessionsFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return cli.ExitOK
 	}
 	if err != nil {
-		return exitUsage
+		return cli.ExitUsage
 	}
-	lc, code, ok := loadCheckedConfig("sessions", f, stderr)
+	lc, code, ok := cli.LoadChecked("sessions", f, stderr, checkSchedules)
 	if !ok {
 		return code
 	}
 	if len(lc.Redis.Addrs()) == 0 {
 		fmt.Fprintln(stderr, "wecodex sessions: redis.addr is empty: serve's embedded Redis lives inside serve, so there is nothing to read here; set redis.addr to the Redis serve uses")
-		return exitError
+		return cli.ExitError
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -44,19 +45,19 @@ func cmdSessions(args []string, stdout, stderr io.Writer) int {
 		Password: lc.Redis.Password, DB: lc.Redis.DB, Prefix: lc.Redis.Prefix}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintf(stderr, "wecodex sessions: open redis: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
 	defer func() { _ = db.Close() }()
 	records, err := listConversations(ctx, store.NewConversations(db), filter.conversation)
 	if err != nil {
 		fmt.Fprintf(stderr, "wecodex sessions: %v (redis.addr %s)\n", err, strings.Join(lc.Redis.Addrs(), ","))
-		return exitError
+		return cli.ExitError
 	}
 	t := terminal{home: lc.Agent.Codex.CodexHome(os.Getenv), bin: lc.Agent.Codex.Bin}
 	reg, err := sessionProjects(lc.Config)
 	if err != nil {
 		fmt.Fprintf(stderr, "wecodex sessions: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
 	shown := 0
 	for _, r := range records {
@@ -72,34 +73,32 @@ func cmdSessions(args []string, stdout, stderr io.Writer) int {
 	}
 	if shown == 0 {
 		fmt.Fprintln(stderr, "wecodex sessions: no conversation matches")
-		return exitOK
+		return cli.ExitOK
 	}
 	// Said where it is read: Codex refuses the command while the bot holds
 	// the thread.
 	fmt.Fprintf(stderr, "wecodex sessions: the bot lets go of a thread agent.codex.idle_unload (%s) after its last turn; until then codex refuses to resume it (\"already has an active writer\")\n", lc.Agent.Codex.IdleUnload)
-	return exitOK
+	return cli.ExitOK
 }
 
 // sessionsFilter is what --conversation and --project ask for ("" = any).
 type sessionsFilter struct{ conversation, project string }
 
-func parseSessionsFlags(args []string, stderr io.Writer) (configFlags, sessionsFilter, error) {
+func parseSessionsFlags(args []string, stderr io.Writer) (cli.ConfigFlags, sessionsFilter, error) {
 	fs := flag.NewFlagSet("wecodex sessions", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := configFlags{}
+	f := cli.ConfigFlags{}
 	var filter sessionsFilter
-	fs.StringVar(&f.path, "config", defaultConfigPath, "`PATH` of the YAML config file")
+	f.AddTo(fs)
 	fs.StringVar(&filter.conversation, "conversation", "", "list only the conversation with this `KEY` (single:alice, group:wrkChat1)")
 	fs.StringVar(&filter.project, "project", "", "list only the conversations of the project `NAME`")
 	if err := fs.Parse(args); err != nil {
 		return f, filter, err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "wecodex sessions: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return f, filter, errors.New("unexpected argument")
+	if err := cli.NoArgs("sessions", fs, stderr); err != nil {
+		return f, filter, err
 	}
-	fs.Visit(func(fl *flag.Flag) { f.explicit = f.explicit || fl.Name == "config" })
+	f.Seen(fs)
 	return f, filter, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
@@ -32,7 +33,7 @@ func TestCommandEnvPolicyHoldsWhenCodexHasSecrets(t *testing.T) {
 		Env:     map[string]string{"LISTED_BY_ADMIN": "from-agent-codex-env", "PROVIDER_API_KEY": "secret-provider-key", "PROVIDER_PASS": "secret-from-file"},
 		EnvFile: map[string]string{"PROVIDER_PASS": "/run/credentials/wecodex.service/provider_pass"},
 	}
-	env, err := codexEnv(c)
+	env, err := cli.CodexEnv(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestCommandEnvPolicyOverrides(t *testing.T) {
 // allow-list, in a stable order.
 func TestCodexEnvListsHomeThenAgentCodexEnv(t *testing.T) {
 	home := t.TempDir()
-	got, err := codexEnv(configs.CodexConfig{Home: home, Env: map[string]string{"ZED": "1", "GOPROXY": "off"}})
+	got, err := cli.CodexEnv(configs.CodexConfig{Home: home, Env: map[string]string{"ZED": "1", "GOPROXY": "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}

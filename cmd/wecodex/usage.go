@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/wecodex/wecodex/audit"
+	"github.com/wecodex/wecodex/cli"
 )
 
 // cmdUsage prints who used how much since --since (default a week): turns,
@@ -14,19 +15,19 @@ import (
 func cmdUsage(args []string, stdout, stderr io.Writer) int {
 	f, err := parseAuditFlags("usage", args, "7d", stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return cli.ExitOK
 	}
 	if err != nil {
-		return exitUsage
+		return cli.ExitUsage
 	}
 	rp := audit.NewReport()
 	if err := readAudit(f, stderr, rp.Add); err != nil {
 		fmt.Fprintf(stderr, "wecodex usage: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
 	if err := rp.Write(stdout); err != nil {
 		fmt.Fprintf(stderr, "wecodex usage: %v\n", err)
-		return exitError
+		return cli.ExitError
 	}
-	return exitOK
+	return cli.ExitOK
 }

@@ -100,16 +100,39 @@ func OpenStore(t testing.TB, prefix string) *store.DB {
 	return s
 }
 
-// BuildWecodex builds cmd/wecodex into dir and returns the binary's path.
-// It is meant for TestMain, so a package's tests share one build; the error
-// carries the compiler's output.
+// BuildWecodex builds cmd/wecodex into dir, with the lean
+// cmd/wecodex-codex-acp beside it stamped with the same build id as `make
+// build` does (so `wecodex codex-acp` runs the lean binary, as installed),
+// and returns wecodex's path. It is meant for TestMain, so a package's tests
+// share one build; the error carries the compiler's output.
 func BuildWecodex(dir string) (string, error) {
+	id := rand.Text()
+	return BuildWecodexWithLean(dir, id, id)
+}
+
+// BuildWecodexWithLean is BuildWecodex with wecodex stamped with build id
+// id and the lean binary with leanID, or left out when leanID is "": a test
+// of what wecodex does with a stale lean binary beside it, or with none.
+func BuildWecodexWithLean(dir, id, leanID string) (string, error) {
 	bin := filepath.Join(dir, "wecodex")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/wecodex/wecodex/cmd/wecodex")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build cmd/wecodex: %w\n%s", err, out)
+	if err := goBuild(bin, "cmd/wecodex", id); err != nil {
+		return "", err
+	}
+	if leanID != "" {
+		if err := goBuild(filepath.Join(dir, "wecodex-codex-acp"), "cmd/wecodex-codex-acp", leanID); err != nil {
+			return "", err
+		}
 	}
 	return bin, nil
+}
+
+// goBuild builds the module's package pkg into out, stamped with build id.
+func goBuild(out, pkg, id string) error {
+	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/wecodex/wecodex/cli.BuildID="+id, "-o", out, "github.com/wecodex/wecodex/"+pkg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
+	}
+	return nil
 }
 
 // RunWithWecodex is a TestMain body: it builds cmd/wecodex once into a temp

@@ -1,4 +1,4 @@
-package main
+package codexacp
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"github.com/wecodex/wecodex/acpbridge"
 	"github.com/wecodex/wecodex/acpbridge/codex"
 	acpserve "github.com/wecodex/wecodex/acpbridge/serve"
+	"github.com/wecodex/wecodex/cli"
 	"github.com/wecodex/wecodex/configs"
 )
 
-// runCodexACP serves the built-in Codex bridge as an ACP agent over stdin and
+// Run serves the built-in Codex bridge as an ACP agent over stdin and
 // stdout until ctx ends or the client disconnects: a drop-in replacement for
 // @agentclientprotocol/codex-acp that sends commentary as thoughts.
 //
@@ -20,9 +21,9 @@ import (
 // the session, so Codex's requests go to the client as
 // session/request_permission. Phases stay in memory: one process serves one
 // client, and the app-server it starts lives and dies with it.
-func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+func Run(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	c := cfg.Agent.Codex
-	env, err := codexEnv(c)
+	env, err := cli.CodexEnv(c)
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func runCodexACP(ctx context.Context, cfg *configs.Config, stdin io.Reader, stdo
 		IdleUnload:      c.IdleUnload,
 	})
 	defer agent.Close()
-	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: version, Mode: sandboxMode(c.Sandbox)})
+	return acpserve.ServeACP(ctx, agent, stdin, stdout, log, acpserve.Options{Version: cli.Version, Mode: sandboxMode(c.Sandbox)})
 }
 
 // sandboxMode is the session mode agent.codex.sandbox amounts to, the mode

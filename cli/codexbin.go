@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -11,17 +11,17 @@ import (
 // "the Codex `make tools` pinned, when there is one, else PATH's".
 const defaultCodexBin = "codex"
 
-// pinnedCodex is where `make tools` installs the pinned Codex, relative to
+// PinnedCodex is where `make tools` installs the pinned Codex, relative to
 // the checkout.
-var pinnedCodex = filepath.Join(".tools", "codex", "node_modules", ".bin", "codex")
+var PinnedCodex = filepath.Join(".tools", "codex", "node_modules", ".bin", "codex")
 
-// resolveCodexBin sets agent.codex.bin to the Codex every subcommand runs
+// ResolveCodexBin sets agent.codex.bin to the Codex every subcommand runs
 // (serve, codex-acp, codex-login alike, so a login lands where the bot
 // looks): a bin the config names is kept as it is; the default bare name
 // becomes the pinned Codex of the checkout the binary was built in
 // (bin/wecodex -> ../.tools), else of the working directory, else stays
 // "codex" for PATH to find.
-func resolveCodexBin(cfg *configs.Config) {
+func ResolveCodexBin(cfg *configs.Config) {
 	if cfg == nil || cfg.Agent.Codex.Bin != defaultCodexBin {
 		return
 	}
@@ -50,7 +50,7 @@ func codexSearchDirs() []string {
 // file, as an absolute path, or "".
 func findPinnedCodex(dirs []string) string {
 	for _, d := range dirs {
-		p := filepath.Join(d, pinnedCodex)
+		p := filepath.Join(d, PinnedCodex)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
 			if abs, err := filepath.Abs(p); err == nil {
 				return abs

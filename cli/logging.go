@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -7,9 +7,9 @@ import (
 	"github.com/wecodex/wecodex/configs"
 )
 
-// newLogger builds the process logger from log.level and log.format. Logs go
+// NewLogger builds the process logger from log.level and log.format. Logs go
 // to w (stderr): for codex-acp, stdout carries the protocol.
-func newLogger(c configs.LogConfig, w io.Writer) *slog.Logger {
+func NewLogger(c configs.LogConfig, w io.Writer) *slog.Logger {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
 		level = slog.LevelInfo // Validate rejects unknown levels; be safe anyway
@@ -21,7 +21,7 @@ func newLogger(c configs.LogConfig, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-func logWarnings(log *slog.Logger, path string, warns []configs.Warning) {
+func LogWarnings(log *slog.Logger, path string, warns []configs.Warning) {
 	if path == "" {
 		log.Info("no config file; using the defaults and WECODEX_* environment")
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,12 +10,12 @@ import (
 	"github.com/wecodex/wecodex/configs"
 )
 
-// codexEnv makes the CODEX_HOME wecodex runs Codex with (configs.CodexHome)
+// CodexEnv makes the CODEX_HOME wecodex runs Codex with (configs.CodexHome)
 // and returns what Codex gets beyond the allow-listed part of wecodex's
 // environment: that CODEX_HOME first, then agent.codex.env in name order.
 // Codex refuses a CODEX_HOME that does not exist, so it is created
 // (private: it holds the login).
-func codexEnv(c configs.CodexConfig) ([]string, error) {
+func CodexEnv(c configs.CodexConfig) ([]string, error) {
 	home := c.CodexHome(os.Getenv)
 	if home == "" {
 		return nil, errors.New("agent.codex.home: no state directory is known (neither HOME nor XDG_STATE_HOME is set); set agent.codex.home")
