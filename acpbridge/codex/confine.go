@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wecodex/wecodex/acpbridge"
@@ -62,17 +63,27 @@ func (a *Agent) threadConfigIn(cwd string, mode acpbridge.Mode) (map[string]any,
 	if cwd == "" {
 		return nil, errNoWorkspace
 	}
-	c := inMode(a.opts.Confine(cwd), mode)
-	install := a.installation()
+	return ThreadConfig(a.opts.Confine(cwd), cwd, mode, installation(a.bin, a.pkg)), nil
+}
+
+// ThreadConfig is the per-thread config (thread/start's and thread/resume's
+// "config") that confines a thread working in cwd to c, as mode allows it:
+// the permission profile ProfileID, what c reads, writes and denies besides
+// Codex's platform minimum and install (what of Codex itself its commands
+// must read: Installation), and c.TmpDir as the commands' TMPDIR. It is
+// what the Agent sends under Options.Confine, made where anyone can make it
+// again (a benchmark sending serve's thread/start) without an Agent.
+func ThreadConfig(c Confinement, cwd string, mode acpbridge.Mode, install []string) map[string]any {
+	c = inMode(c, mode)
 	fs := map[string]any{":minimal": "read"}
-	for _, p := range append(install, c.Read...) {
+	for _, p := range append(slices.Clone(install), c.Read...) {
 		fs[p] = "read"
 	}
 	for _, p := range c.Write {
 		fs[p] = "write"
 	}
 	for _, p := range c.Deny {
-		if !holdsAny(p, append(install, cwd)) {
+		if !holdsAny(p, append(slices.Clone(install), cwd)) {
 			fs[p] = "deny"
 		}
 	}
@@ -83,21 +94,34 @@ func (a *Agent) threadConfigIn(cwd string, mode acpbridge.Mode) (map[string]any,
 	if c.TmpDir != "" {
 		cfg["shell_environment_policy"] = map[string]any{"set": map[string]any{"TMPDIR": c.TmpDir}}
 	}
-	return cfg, nil
+	return cfg
 }
 
-// installation is what of Codex itself a confined command must read: its
-// sandbox helper is Codex's own binary, run again inside bubblewrap. For the
-// npm package that is the platform directory (the binary, and the tools it
-// puts on the commands' PATH); otherwise the binary file alone.
-func (a *Agent) installation() []string {
-	if a.pkg != "" {
-		if real, err := filepath.EvalSymlinks(a.bin); err == nil {
+// Installation is what of Codex itself a confined command must read when
+// bin (a path or a name on PATH, as Options.Bin) runs Codex: its sandbox
+// helper is Codex's own binary, run again inside bubblewrap. For the npm
+// package's launcher that is the platform directory of the native binary
+// the Agent runs instead (the binary, and the tools it puts on the
+// commands' PATH); otherwise the binary file alone. It is nil when bin
+// cannot be found.
+func Installation(bin string) []string {
+	if native, pkg, ok := nativeCodex(bin); ok {
+		return installation(native, pkg)
+	}
+	return installation(bin, "")
+}
+
+// installation is Installation for bin as the Agent runs it: the native
+// binary behind the launcher whose package root is pkg, or (pkg "") bin as
+// it is.
+func installation(bin, pkg string) []string {
+	if pkg != "" {
+		if real, err := filepath.EvalSymlinks(bin); err == nil {
 			return []string{filepath.Dir(filepath.Dir(real))}
 		}
-		return []string{filepath.Dir(filepath.Dir(a.bin))}
+		return []string{filepath.Dir(filepath.Dir(bin))}
 	}
-	p, err := exec.LookPath(a.bin)
+	p, err := exec.LookPath(bin)
 	if err != nil {
 		return nil
 	}

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/wecodex/wecodex/acpbridge"
+	"github.com/wecodex/wecodex/internal/codextest"
 	sm "github.com/wecodex/wecodex/internal/scriptedmodel"
 )
 
@@ -153,5 +156,79 @@ func TestConfinedEscalationKeepsDenies(t *testing.T) {
 	want := "exit 1: out\ncat: " + secret + ": Permission denied\n"
 	if got := modelGot(t, h.Server.ModelRequests(), "call_esc"); got != want {
 		t.Fatalf("the model got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// ThreadConfig makes the profile from the Confinement as the mode allows
+// it: read-only turns every writable path but TMPDIR into a readable one;
+// a denied path that holds the working directory or Codex's installation
+// is left out, one inside the working directory or beside the installation
+// is kept.
+func TestThreadConfig(t *testing.T) {
+	c := Confinement{
+		Read:   []string{"/usr", "/srv/shared"},
+		Write:  []string{"/w/conv", "/w/.tmp/conv"},
+		Deny:   []string{"/etc/shadow", "/w", "/opt/codex", "/opt/codex/cache", "/w/conv/.env"},
+		TmpDir: "/w/.tmp/conv",
+	}
+	install := []string{"/opt/codex/bin/codex"}
+	// profile is the config with the working directory's access as given.
+	profile := func(cwd string) map[string]any {
+		fs := map[string]any{":minimal": "read", "/opt/codex/bin/codex": "read", "/usr": "read", "/srv/shared": "read",
+			"/w/conv": cwd, "/w/.tmp/conv": "write", "/etc/shadow": "deny", "/opt/codex/cache": "deny", "/w/conv/.env": "deny"}
+		return map[string]any{
+			"default_permissions":      ProfileID,
+			"permissions":              map[string]any{ProfileID: map[string]any{"filesystem": fs}},
+			"shell_environment_policy": map[string]any{"set": map[string]any{"TMPDIR": "/w/.tmp/conv"}},
+		}
+	}
+	for mode, want := range map[acpbridge.Mode]map[string]any{
+		acpbridge.ModeWorkspace: profile("write"),
+		acpbridge.ModeFull:      profile("write"),
+		acpbridge.ModeReadOnly:  profile("read"),
+	} {
+		if got := ThreadConfig(c, "/w/conv", mode, install); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n%v\nwant\n%v", mode, got, want)
+		}
+	}
+	if got := ThreadConfig(Confinement{}, "/w/conv", acpbridge.DefaultMode, nil); !reflect.DeepEqual(got, map[string]any{
+		"default_permissions": ProfileID,
+		"permissions":         map[string]any{ProfileID: map[string]any{"filesystem": map[string]any{":minimal": "read"}}},
+	}) {
+		t.Errorf("no TMPDIR: %v", got)
+	}
+}
+
+// Installation names what the Agent lets confined commands read of Codex:
+// for the npm launcher the platform directory of the native binary it runs
+// instead, for any other binary that file.
+func TestInstallationIsTheAgents(t *testing.T) {
+	launcher := codextest.CodexBin(t)
+	native, _, ok := nativeCodex(launcher)
+	if !ok {
+		t.Fatalf("%s: not the npm launcher", launcher)
+	}
+	real, err := filepath.EvalSymlinks(native)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ bin, want string }{
+		{launcher, filepath.Dir(filepath.Dir(real))},
+		{native, real},
+	} {
+		a := New(Options{Bin: tc.bin, Confine: func(string) Confinement { return Confinement{} }})
+		cfg, err := a.threadConfig("/w/conv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Installation(tc.bin); !reflect.DeepEqual(got, []string{tc.want}) {
+			t.Errorf("Installation(%s) = %q, want [%s]", tc.bin, got, tc.want)
+		}
+		if want := ThreadConfig(Confinement{}, "/w/conv", acpbridge.DefaultMode, Installation(tc.bin)); !reflect.DeepEqual(cfg, want) {
+			t.Errorf("%s: the Agent sends\n%v\nThreadConfig makes\n%v", tc.bin, cfg, want)
+		}
+	}
+	if got := Installation(filepath.Join(t.TempDir(), "none")); got != nil {
+		t.Errorf("Installation of a missing binary = %q, want nil", got)
 	}
 }
