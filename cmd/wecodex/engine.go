@@ -23,6 +23,7 @@ import (
 	"github.com/wecodex/wecodex/metrics"
 	"github.com/wecodex/wecodex/projects"
 	"github.com/wecodex/wecodex/retention"
+	"github.com/wecodex/wecodex/sandbox"
 	"github.com/wecodex/wecodex/store"
 )
 
@@ -60,13 +61,13 @@ type engine struct {
 // chans registered on it, attaches each channel to the engine, and starts
 // the engine and the channels' connections. Stop it with stop after the HTTP
 // server has shut down.
-func startEngine(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, reg *projects.Registry, db *store.DB, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
+func startEngine(ctx context.Context, cfg *configs.Config, sb *sandbox.Sandbox, reg *projects.Registry, db *store.DB, replica string, chans []*channel, obs *metrics.Metrics, log *slog.Logger) (*engine, error) {
 	root, err := filepath.Abs(cfg.Agent.WorkspaceRoot)
 	if err != nil {
 		return nil, fmt.Errorf("agent.workspace_root %s: %w", cfg.Agent.WorkspaceRoot, err)
 	}
-	logSandbox(log, cfg, sandbox)
-	agent, err := newAgent(ctx, cfg, sandbox, reg, store.NewPhases(db), obs.AgentRestarted, log)
+	logSandbox(log, cfg, sb)
+	agent, err := newAgent(ctx, cfg, sb, reg, store.NewPhases(db), obs.AgentRestarted, log)
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +225,8 @@ func replicaID() string {
 // newAgent builds the agent agent.kind names. Codex keeps message phases in
 // the store (its own in-process cache sits in front), so any replica and a
 // restarted app-server still route commentary to the progress section, and
-// confines each thread to sandbox (none when nil).
-func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSandbox, reg *projects.Registry, phases acpbridge.PhaseStore, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
+// confines each thread to sb (none when nil).
+func newAgent(ctx context.Context, cfg *configs.Config, sb *sandbox.Sandbox, reg *projects.Registry, phases acpbridge.PhaseStore, restarted func(), log *slog.Logger) (acpbridge.Agent, error) {
 	switch cfg.Agent.Kind {
 	case configs.AgentACP:
 		a, err := external.New(ctx, external.Options{
@@ -262,8 +263,8 @@ func newAgent(ctx context.Context, cfg *configs.Config, sandbox *conversationSan
 			IdleUnload:      c.IdleUnload,
 			SnapshotDir:     snapshotDir(cfg),
 		}
-		if sandbox != nil {
-			opts.Confine = sandbox.confine
+		if sb != nil {
+			opts.Confine = sb.Confine
 		}
 		if reg != nil {
 			opts.Thread = projectThread(reg)

@@ -115,9 +115,9 @@ func TestE2ESandboxKeepsConversationsApart(t *testing.T) {
 		{"cat " + tmpA + "/a", 1, "cat: " + tmpA + "/a: No such file or directory\n"},
 		{"echo bob > " + wsA + "/from-bob.txt", 1, "/bin/bash: line 1: " + wsA + "/from-bob.txt: No such file or directory\n"},
 		// The workspace root is under /tmp here, so /tmp cannot be denied
-		// (see newConversationSandbox); outside the paths the profile
-		// names, a command writes into a root of its own that is gone when
-		// it exits. The check after the turns shows nothing reached /tmp.
+		// (see sandbox.New); outside the paths the profile names, a
+		// command writes into a root of its own that is gone when it
+		// exits. The check after the turns shows nothing reached /tmp.
 		{"echo bob > " + shared + " && cat " + shared, 0, "bob\n"},
 		{"cat " + shared, 1, "cat: " + shared + ": No such file or directory\n"},
 		{"echo bob-notes > notes.txt && cat notes.txt && pwd", 0, "bob-notes\n" + wsB + "\n"},

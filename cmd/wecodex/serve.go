@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -60,7 +59,7 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	sandbox, err := newConversationSandbox(cfg, configPath, os.Getenv, reg)
+	sb, err := newSandbox(cfg, configPath, reg)
 	if err != nil {
 		return err
 	}
@@ -125,7 +124,7 @@ func serve(sd shutdown, cfg *configs.Config, configPath string, log *slog.Logger
 	var eng *engine
 	// With no channel configured nobody can reach an engine: none runs.
 	if len(chans) > 0 {
-		eng, err = startEngine(ctx, cfg, sandbox, reg, st, replica, chans, tel.obs, log)
+		eng, err = startEngine(ctx, cfg, sb, reg, st, replica, chans, tel.obs, log)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package sandbox
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // projects.<name>.sandbox.read as agent.sandbox.read is checked, and each
 // path project's checkout, which its conversations write, neither inside
 // nor holding the workspace root or a path no conversation may reach.
-func (s *conversationSandbox) checkProjects(cfg *configs.Config, root string, protected []protectedPath) error {
+func (s *Sandbox) checkProjects(cfg *configs.Config, root string, protected []protectedPath) error {
 	for _, p := range cfg.Projects.List {
 		if p.Sandbox.Read != nil {
 			read, err := checkSandboxRead(p.Key("sandbox", "read"), p.Sandbox.Read, root, protected)
@@ -51,7 +51,7 @@ func (s *conversationSandbox) checkProjects(cfg *configs.Config, root string, pr
 // its sandbox.read replaces agent.sandbox.read. A denied path that holds
 // one of those (the state directory, when the workspace root is not in it)
 // is denied piece by piece around them instead.
-func (s *conversationSandbox) projectConfine(cwd string) (codex.Confinement, bool) {
+func (s *Sandbox) projectConfine(cwd string) (codex.Confinement, bool) {
 	if s.projects == nil {
 		return codex.Confinement{}, false
 	}
