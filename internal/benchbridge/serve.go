@@ -28,6 +28,17 @@ type serveSetup struct {
 	bin, codex, redis, dir string
 }
 
+// serveConfig is the config of the serve row's replica in dir, on Redis
+// redis ("" for the embedded store); the serve's-sandbox row makes its
+// profile from it too.
+func serveConfig(redis, codexBin, dir string) serveproc.Config {
+	return serveproc.Config{RedisAddrs: redis, Prefix: "wecodex-benchbridge:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
+		Codex: codexBin, Workspace: filepath.Join(dir, "workspaces"),
+		// The bare tree's and the codex-acp row's: a sandbox that differs
+		// changes what the app-server does, not what wecodex adds.
+		Sandbox: "workspace-write"}
+}
+
 func measureServe(b *bridge, s serveSetup, answer string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -41,11 +52,7 @@ func measureServe(b *bridge, s serveSetup, answer string) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	cfg := serveproc.Config{RedisAddrs: s.redis, Prefix: "wecodex-benchbridge:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":",
-		Codex: s.codex, Workspace: filepath.Join(dir, "workspaces"),
-		// The bare tree's and the codex-acp row's: a sandbox that differs
-		// changes what the app-server does, not what wecodex adds.
-		Sandbox: "workspace-write"}
+	cfg := serveConfig(s.redis, s.codex, dir)
 	var env []string
 	for k, v := range b.env {
 		env = append(env, k+"="+v)

@@ -11,9 +11,11 @@ import (
 // The serve's-sandbox row sends the thread/start serve sent in the bench's
 // serve setup (agent.codex.sandbox workspace-write, approval deny, no
 // agent.sandbox entries), field for field: recorded from `wecodex serve`
-// with strace, paths renamed into this layout. The workspace root is under
-// /tmp, so /tmp is not denied; the state directory does not exist, so it is
-// not either.
+// with strace, paths renamed into this layout. The row makes it with
+// serve's own pieces (package sandbox, codex.ThreadConfig), so this also
+// says when serve's profile changed: record it again then. The workspace
+// root is under /tmp, so /tmp is not denied; the state directory does not
+// exist, so it is not either.
 func TestServeSandboxThreadIsServes(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "codex")
