@@ -78,7 +78,7 @@ type Service struct {
 // approver lets out of the sandbox too, while dropping everything else the
 // profile names; so a directory that holds the workspaces cannot be denied
 // (the approved command would lose its working directory), and must not be
-// readable either. serve refuses the layouts that would need it:
+// readable either. New refuses the layouts that would need it:
 // CODEX_HOME, the config file or the state directory inside the workspace
 // root (some conversation's workspace would hold it), an agent.sandbox.read
 // entry that holds the workspace root or lies inside it or one of those, and
