@@ -79,6 +79,10 @@ type HooksConfig struct {
 	Now      func() time.Time // nil: time.Now
 }
 
+// unauthorized is the one answer to a request that is not a trigger's
+// signed one.
+const unauthorized = "unauthorized: sign \"<timestamp>.<body>\" with HMAC-SHA256, timestamp within 5 minutes"
+
 // Hooks serves POST /hooks/{name}: it accepts only a request whose
 // X-Wecodex-Timestamp (unix seconds) is within MaxClockSkew of now and
 // whose X-Wecodex-Signature is "sha256=" and the hex HMAC-SHA256 of
@@ -124,7 +128,10 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	t, ok := h.triggers[name]
 	if !ok {
-		http.Error(w, "no such trigger", http.StatusNotFound)
+		// The answer an unsigned request to a trigger gets: a caller
+		// without a secret cannot find out which names are triggers. It is
+		// not counted: the name is the caller's, any number of them.
+		http.Error(w, unauthorized, http.StatusUnauthorized)
 		return
 	}
 	log := h.cfg.Log.With("trigger", name)
@@ -152,7 +159,7 @@ func (h *Hooks) serve(r *http.Request, t Trigger, log *slog.Logger) (result stri
 	if !ok || !h.fresh(ts) || !validSignature(t.Secret, ts, body, sig) {
 		// One answer for every failure: a caller without the secret
 		// learns nothing about which part was wrong.
-		return ResultUnsigned, http.StatusUnauthorized, "unauthorized: sign \"<timestamp>.<body>\" with HMAC-SHA256, timestamp within 5 minutes"
+		return ResultUnsigned, http.StatusUnauthorized, unauthorized
 	}
 	sig = strings.ToLower(sig)
 	turn := t.Turn

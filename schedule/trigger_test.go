@@ -96,14 +96,22 @@ func TestHooks(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.what, got, c.want)
 		}
 	}
-	if got := post("nope", ts, good, body); got != http.StatusNotFound {
-		t.Errorf("unknown trigger: %d, want 404", got)
+	if got := post("nope", ts, good, body); got != http.StatusUnauthorized {
+		t.Errorf("unknown trigger: %d, want 401, the answer an unsigned request to a trigger gets", got)
+	}
+	answer := func(name string) string {
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/hooks/"+name, bytes.NewReader(body)))
+		return fmt.Sprint(w.Code, " ", w.Body.String())
+	}
+	if unknown, unsigned := answer("nope"), answer("ci-failed"); unknown != unsigned {
+		t.Errorf("unknown trigger answered %q, an unsigned request to ci-failed %q: want the same, so names cannot be probed", unknown, unsigned)
 	}
 	if len(started.t) != 1 {
 		t.Fatalf("refused requests started turns: %+v", started.t[1:])
 	}
 	wantRes := []string{"ci-failed started", "ci-failed replayed", "ci-failed unsigned", "ci-failed unsigned",
-		"ci-failed unsigned", "ci-failed unsigned", "ci-failed unsigned"}
+		"ci-failed unsigned", "ci-failed unsigned", "ci-failed unsigned", "ci-failed unsigned"}
 	if fmt.Sprint(res.r) != fmt.Sprint(wantRes) {
 		t.Fatalf("results %q, want %q", res.r, wantRes)
 	}
