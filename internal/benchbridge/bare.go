@@ -51,15 +51,15 @@ func nativeCodex(bin string) (native, packageRoot string, err error) {
 	return found[0], root, nil
 }
 
-// startBare starts the app-server with the environment every bridge gets
-// (the allow-listed part of ours and env) and the launcher's markers, and
-// initializes it.
-func startBare(ctx context.Context, codex string, env map[string]string) (*bareAppServer, error) {
+// startBare starts the app-server with args after "app-server" (-c
+// settings), the environment every bridge gets (the allow-listed part of
+// ours and env) and the launcher's markers, and initializes it.
+func startBare(ctx context.Context, codex string, args []string, env map[string]string) (*bareAppServer, error) {
 	bin, root, err := nativeCodex(codex)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "app-server")
+	cmd := exec.Command(bin, append([]string{"app-server"}, args...)...)
 	cmd.Env = childenv.Inherit(nil, "codex app-server")
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		cmd.Env = append(cmd.Env, k+"="+env[k])
@@ -243,4 +243,14 @@ func (s *bareAppServer) close() {
 		_ = s.cmd.Process.Kill()
 		<-exited
 	}
+}
+
+// configArgs is -bare-config as app-server arguments: -c before each
+// space-separated key=value.
+func configArgs(config string) []string {
+	var args []string
+	for _, kv := range strings.Fields(config) {
+		args = append(args, "-c", kv)
+	}
+	return args
 }

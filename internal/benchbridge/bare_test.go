@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,13 +28,19 @@ func TestBareClientKeepsOnlyTheAnswer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	app, err := startBare(ctx, h.Bin, env)
+	// -bare-config's settings reach the app-server as -c arguments (one
+	// that changes nothing the turn shows).
+	app, err := startBare(ctx, h.Bin, configArgs(`history.persistence="none"`), env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer app.close()
 	if exe, err := os.Readlink("/proc/" + strconv.Itoa(app.pid()) + "/exe"); err != nil || strings.HasSuffix(exe, "node") {
 		t.Errorf("the bare app-server runs %q (%v), want the native codex binary", exe, err)
+	}
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(app.pid()) + "/cmdline")
+	if args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"); err != nil || !slices.Equal(args[1:], []string{"app-server", "-c", `history.persistence="none"`}) {
+		t.Errorf("the bare app-server's arguments are %q (%v), want app-server -c history.persistence=\"none\"", args, err)
 	}
 	got, err := app.turn(ctx, h.Workspace, "Write the long answer.")
 	if err != nil {

@@ -41,6 +41,7 @@ func main() {
 	flag.StringVar(&f.scale, "scale", "", "conversation counts to run at once on one bridge, e.g. 1,4,8,16 (empty: none)")
 	flag.IntVar(&f.scaleDeltas, "scale-deltas", 2000, "deltas in each answer of the scale runs")
 	flag.StringVar(&f.redis, "redis", redisFromEnv(), "Redis address for the `wecodex serve` row (empty: no serve row)")
+	flag.StringVar(&f.bareConfig, "bare-config", "", "app-server settings for the bare rows, space-separated `key=value`s, each passed as -c (an A/B of a setting: run with and without)")
 	flag.Parse()
 	if f.cpuProfile != "" {
 		stop, err := startProfile(f.cpuProfile)
@@ -58,6 +59,7 @@ func main() {
 
 type flags struct {
 	wecodex, codexACP, codex, zed string
+	bareConfig                    string
 	deltas, runs                  int
 	cpuProfile, only              string
 	scale                         string
@@ -133,7 +135,8 @@ func run(f flags) error {
 	theirs := &bridge{name: "codex-acp 2.6.0", command: []string{f.codexACP},
 		env: with(env, "CODEX_PATH", codex, "CODEX_ACP_PROMPT_SUGGESTIONS", "false")}
 
-	bare := &bridge{name: "bare app-server", command: []string{codex}, env: env, bare: true}
+	bareCommand := append([]string{codex}, configArgs(f.bareConfig)...)
+	bare := &bridge{name: "bare app-server", command: bareCommand, env: env, bare: true}
 
 	all := []*bridge{ours, bare, theirs}
 	var served, bareServe *bridge
@@ -143,7 +146,7 @@ func run(f flags) error {
 			return err
 		}
 		served = &bridge{name: "wecodex serve", env: env, serve: &serveSetup{bin: bin, codex: codex, redis: f.redis, dir: dir}}
-		bareServe = &bridge{name: "bare app-server, serve's sandbox", command: []string{codex}, env: env, bare: true, serveSandbox: true}
+		bareServe = &bridge{name: "bare app-server, serve's sandbox", command: bareCommand, env: env, bare: true, serveSandbox: true}
 		all = []*bridge{ours, served, bare, bareServe, theirs}
 	} else {
 		fmt.Println("no Redis (-redis, REDIS_URL): the wecodex serve row is left out")
@@ -298,7 +301,7 @@ func measureBare(b *bridge, workspace, answer string) (sample, error) {
 			return sample{}, err
 		}
 	}
-	app, err := startBare(ctx, b.command[0], b.env)
+	app, err := startBare(ctx, b.command[0], b.command[1:], b.env)
 	if err != nil {
 		return sample{}, err
 	}
