@@ -79,6 +79,17 @@ func measureServe(b *bridge, s serveSetup, answer string) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	// The stream frame finishes once the card's 20 KB window is full, well
+	// before the turn does (the rest goes out through response_url); the
+	// tree is read when the turn has ended, as the other rows' are at
+	// turn/completed, or it would leave out most of the answer's cost.
+	ended, err := p.WaitLog(ctx, "turn ended")
+	if err != nil {
+		return sample{}, err
+	}
+	if ended["outcome"] != "finished" {
+		return sample{}, fmt.Errorf("serve's turn ended %v, want finished", ended)
+	}
 	client := selfCPU() - before
 	out, err := readProc(pid)
 	if err != nil {
