@@ -82,8 +82,9 @@ func ThreadConfig(c Confinement, cwd string, mode acpbridge.Mode, install []stri
 	for _, p := range c.Write {
 		fs[p] = "write"
 	}
+	kept := append(slices.Clone(install), cwd) // what no deny entry may hold
 	for _, p := range c.Deny {
-		if !holdsAny(p, append(slices.Clone(install), cwd)) {
+		if !holdsAny(p, kept) {
 			fs[p] = "deny"
 		}
 	}
