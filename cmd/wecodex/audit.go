@@ -90,11 +90,7 @@ func parseAuditFlags(name string, args []string, defaultSince string, stderr io.
 		fmt.Fprintf(stderr, "wecodex %s: unexpected argument %q\n", name, fs.Arg(0))
 		return f, errors.New("unexpected argument")
 	}
-	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "config" {
-			f.Explicit = true
-		}
-	})
+	f.Seen(fs)
 	if f.since != "" {
 		age, err := audit.ParseAge(f.since)
 		if err != nil {
