@@ -126,9 +126,9 @@ func BuildWecodexWithLean(dir, id, leanID string) (string, error) {
 	return bin, nil
 }
 
-// goBuild builds the module's package pkg into out, stamped with build id.
-func goBuild(out, pkg, id string) error {
-	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/wecodex/wecodex/cli.BuildID="+id, "-o", out, "github.com/wecodex/wecodex/"+pkg)
+// goBuild builds the module's package pkg into bin, stamped with build id.
+func goBuild(bin, pkg, id string) error {
+	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/wecodex/wecodex/cli.BuildID="+id, "-o", bin, "github.com/wecodex/wecodex/"+pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 	}
