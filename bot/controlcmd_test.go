@@ -199,6 +199,10 @@ func TestSteerReachesTheRunningTurn(t *testing.T) {
 	dm := chattest.DM("alice")
 	say(t, r.e, "t1", dm, "alice", "start")
 	<-gate.Reached()
+	// The model's first words on the card before the steer: the gate says
+	// the model sent them, not that Codex passed them on, and a card steered
+	// before they reached it ended without them (once, in CI).
+	r.chat.WaitForBody(t, dm, "work")
 	if got := say(t, r.b, "s1", dm, "alice", "/steer also do X"); got != "➕ Adding this to the running turn…" {
 		t.Errorf("/steer = %q", got)
 	}

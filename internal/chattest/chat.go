@@ -38,7 +38,11 @@ type Chat struct {
 	mu      sync.Mutex
 	replies map[string]bot.ReplyState // stream → the state its reply shows
 	events  []event
-	changed chan struct{} // closed and replaced on every event
+	// shown is each conversation's latest card frame, final or not: not an
+	// event (how many frames come depends on timing), but what a test can
+	// wait for before it acts mid-turn (WaitForBody).
+	shown   map[bot.Conversation]Frame
+	changed chan struct{} // closed and replaced on every event and frame
 }
 
 // event is one line the chat recorded about a conversation.
@@ -49,7 +53,7 @@ type event struct {
 
 // New returns an empty chat.
 func New() *Chat {
-	return &Chat{replies: make(map[string]bot.ReplyState), changed: make(chan struct{})}
+	return &Chat{replies: make(map[string]bot.ReplyState), shown: make(map[bot.Conversation]Frame), changed: make(chan struct{})}
 }
 
 var (
@@ -119,12 +123,15 @@ func (p *turn) Start(card bot.CardControl) {
 func (p *turn) Render(c *cards.Card) Frame { return render(c) }
 
 func (p *turn) Show(_ context.Context, f Frame, final bool) {
-	if final {
-		p.c.mu.Lock()
-		defer p.c.mu.Unlock()
-		p.c.replies[p.t.To.Stream] = bot.ReplyFinished
-		p.c.recordLocked(p.t.Conversation, "card: %s", f)
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	p.c.shown[p.t.Conversation] = f
+	if !final {
+		p.c.signalLocked()
+		return
 	}
+	p.c.replies[p.t.To.Stream] = bot.ReplyFinished
+	p.c.recordLocked(p.t.Conversation, "card: %s", f)
 }
 
 func (p *turn) Finish(context.Context, *cards.Card) {
@@ -181,6 +188,11 @@ func (c *Chat) record(conv bot.Conversation, format string, args ...any) {
 
 func (c *Chat) recordLocked(conv bot.Conversation, format string, args ...any) {
 	c.events = append(c.events, event{conv: conv, line: fmt.Sprintf(format, args...)})
+	c.signalLocked()
+}
+
+// signalLocked wakes every waiter.
+func (c *Chat) signalLocked() {
 	close(c.changed)
 	c.changed = make(chan struct{})
 }
@@ -208,19 +220,48 @@ func (c *Chat) WaitFor(t testing.TB, conv bot.Conversation, last string) []strin
 // turn of a conversation has finished, say.
 func (c *Chat) WaitForCount(t testing.TB, conv bot.Conversation, line string, n int) []string {
 	t.Helper()
+	var got []string
+	c.waitUntil(t, func() bool {
+		got = c.Events(conv)
+		return count(got, line) >= n
+	}, func() string {
+		return fmt.Sprintf("chat never showed %q %d times in %s; it showed %q", line, n, conv.Key(), got)
+	})
+	return got
+}
+
+// WaitForBody returns conv's latest card frame once its body holds text:
+// the agent's words reached the card, so a test can act mid-turn on a card
+// that shows them.
+func (c *Chat) WaitForBody(t testing.TB, conv bot.Conversation, text string) Frame {
+	t.Helper()
+	var f Frame
+	c.waitUntil(t, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		f = c.shown[conv]
+		return strings.Contains(f.Body, text)
+	}, func() string {
+		return fmt.Sprintf("no card of %s showed %q in its body; the latest showed %q", conv.Key(), text, f)
+	})
+	return f
+}
+
+// waitUntil returns once done holds, checked on every event and frame.
+func (c *Chat) waitUntil(t testing.TB, done func() bool, failure func() string) {
+	t.Helper()
 	timeout := time.After(2 * time.Minute) // a hang guard, not a speed limit
 	for {
 		c.mu.Lock()
 		changed := c.changed
 		c.mu.Unlock()
-		got := c.Events(conv)
-		if count(got, line) >= n {
-			return got
+		if done() {
+			return
 		}
 		select {
 		case <-changed:
 		case <-timeout:
-			t.Fatalf("chat never showed %q %d times in %s; it showed %q", line, n, conv.Key(), got)
+			t.Fatal(failure())
 		}
 	}
 }
