@@ -100,6 +100,10 @@ func StartWith(t testing.TB, script scriptedmodel.Script, opts scriptedmodel.Hom
 		Workspace: t.TempDir(),
 		ShellHome: t.TempDir(),
 	}
+	// Registered after the temporary directories, so it runs before they
+	// are removed, and before any Codex process a test starts, so after
+	// the test stopped those: what outlived them (waitCodexGone) ends first.
+	t.Cleanup(func() { waitCodexGone(t, h.Home) })
 	url, err := h.Server.Start()
 	if err != nil {
 		t.Fatalf("start scripted model server: %v", err)
